@@ -1,0 +1,8 @@
+public import HearthCore
+
+/// The one place jobs are registered by name.
+public enum JobCatalog {
+    public static let registry = JobRegistry([
+        LeaderboardRebuild.self,
+    ])
+}

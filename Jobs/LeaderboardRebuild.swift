@@ -1,0 +1,118 @@
+import Foundation
+public import HearthCore
+
+/// `leaderboard-rebuild` (SPEC §9.1, campus app): the weekly, monthly and all-time
+/// leaderboards in `leaderboard_cache`, and every user's all-time `rank`,
+/// `generosityLevel` and `generosityScore`.
+public struct LeaderboardRebuild: Job {
+    public static let descriptor = JobDescriptor(
+        name: "leaderboard-rebuild",
+        summary: "Rebuild leaderboard_cache (weekly, monthly, all-time) and users' rank and generosity level.",
+        defaultSchedule: "*/15 * * * *",
+        parameters: [
+            ParameterSpec("top", .integer(min: 1, max: 10_000), default: .integer(100), help: "users listed in topUsers"),
+            ParameterSpec("periods", .stringList(allowed: ["weekly", "monthly", "alltime"]), default: .stringList(["weekly", "monthly", "alltime"]), help: "leaderboards to build"),
+        ],
+        reads: ["users", "transactions"],
+        writes: ["leaderboard_cache", "users"]
+    )
+
+    /// Generosity levels by all-time points gifted (lower bound, name), highest first.
+    static let generosityLevels: [(Int64, String)] = [(10_000, "Legend"), (2000, "Champion"), (500, "Giver"), (100, "Helper"), (0, "Newbie")]
+
+    static func generosityLevel(pointsGifted: Int64) -> String {
+        generosityLevels.first { pointsGifted >= $0.0 }?.1 ?? "Newbie"
+    }
+
+    static func generosityScore(giftsGiven: Int64) -> Int64 { min(100, 2 * max(0, giftsGiven)) }
+
+    let top: Int
+    let periods: [String]
+
+    public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
+        top = Int(parameters.integer("top") ?? 100)
+        periods = parameters.stringList("periods") ?? ["weekly", "monthly", "alltime"]
+    }
+
+    public func run(_ context: JobContext) async throws {
+        let users = try context.decode("users") { d throws(FieldError) in try CampusUser(d) }
+        var byID: [String: CampusUser] = [:]
+        byID.reserveCapacity(users.count)
+        for u in users { byID[u.id] = u }
+
+        // All-time standings: every user, by the totals on the user document.
+        let alltime = Ranking(users.map { ($0.id, GiftScore(totalPointsGifted: $0.totalPointsGifted, giftsGiven: $0.giftsGiven)) })
+        for entry in alltime.entries {
+            let u = byID[entry.userID]!
+            let level = Self.generosityLevel(pointsGifted: u.totalPointsGifted)
+            let score = Self.generosityScore(giftsGiven: u.giftsGiven)
+            context.update(u.document) { o in
+                if u.rank != Int64(entry.rank) { o["rank"] = .int(Int64(entry.rank)) }
+                if u.generosityLevel != level { o["generosityLevel"] = .string(level) }
+                if u.generosityScore != score { o["generosityScore"] = .int(score) }
+            }
+        }
+        if periods.contains("alltime") {
+            try writeCache("alltime", ranking: alltime, periodStart: nil, context: context, users: byID)
+        }
+
+        let windows = periods.filter { $0 != "alltime" }
+        guard !windows.isEmpty else { return }
+        let gifts = try context.decode("transactions") { d throws(FieldError) in try GiftTransaction.decode(d) }
+        let today = LocalDate(context.logicalTime, in: context.timeZone)
+        let invalidUsers = Set(try context.store.documentIDs(in: "users")).subtracting(byID.keys)
+        for period in ["weekly", "monthly"] where windows.contains(period) {
+            let startDate = period == "weekly" ? today.adding(days: 1 - today.isoWeekday) : LocalDate(year: today.year, month: today.month, day: 1)
+            let start = startDate.startOfDay(in: context.timeZone)
+            var totals: [String: GiftScore] = [:]
+            var orphans = 0
+            var orphanIDs = Set<String>()
+            for g in gifts {
+                guard let at = g.createdAt, at >= start, at < context.logicalTime else { continue }
+                guard byID[g.fromUserID] != nil else {
+                    if !invalidUsers.contains(g.fromUserID) {
+                        orphans += 1
+                        orphanIDs.insert(g.fromUserID)
+                    }
+                    continue
+                }
+                totals[g.fromUserID, default: GiftScore(totalPointsGifted: 0, giftsGiven: 0)].totalPointsGifted += g.amount
+                totals[g.fromUserID, default: GiftScore(totalPointsGifted: 0, giftsGiven: 0)].giftsGiven += 1
+            }
+            if orphans > 0 {
+                let shown = orphanIDs.sorted().prefix(5).joined(separator: ", ")
+                context.warn("\(period): skipped \(orphans) completed gift(s) from \(orphanIDs.count) user id(s) with no users document (\(shown)\(orphanIDs.count > 5 ? ", …" : ""))")
+            }
+            let ranking = Ranking(totals.map { ($0.key, $0.value) })
+            try writeCache(period, ranking: ranking, periodStart: start, context: context, users: byID)
+        }
+    }
+
+    private func writeCache(_ period: String, ranking: Ranking<GiftScore>, periodStart: Date?, context: JobContext, users: [String: CampusUser]) throws {
+        var topUsers: [JSONValue] = []
+        for e in ranking.entries where topUsers.count < top {
+            let u = users[e.userID]!
+            if u.isPrivate { continue }
+            topUsers.append(.object(JSONObject([
+                ("userId", .string(u.id)), ("name", .string(u.name)), ("username", .string(u.username)), ("school", .string(u.school)),
+                ("giftsGiven", .int(e.score.giftsGiven)), ("totalPointsGifted", .int(e.score.totalPointsGifted)), ("rank", .int(Int64(e.rank))),
+            ])))
+        }
+        let path = try DocumentPath("leaderboard_cache", period)
+        var fields: [(String, JSONValue)] = [("type", .string(period)), ("topUsers", .array(topUsers)), ("lastUpdated", Timestamp.json(context.startTime)), ("totalUsers", .int(Int64(ranking.entries.count)))]
+        if let periodStart { fields.append(("periodStart", Timestamp.json(periodStart))) }
+        if let existing = try context.document(path) {
+            var o = existing.object
+            var changed = false
+            for (k, v) in fields where k != "lastUpdated" {
+                if o[k].map({ !$0.sameContent(as: v) }) ?? true { changed = true }
+                o[k] = v
+            }
+            if !changed { return }
+            o["lastUpdated"] = Timestamp.json(context.startTime)
+            context.update(existing, to: o)
+        } else if !context.isInvalid(path) {
+            context.create(path, JSONObject(fields))
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// Standard competition ranking (1, 2, 2, 4) of SPEC §9: sorted by the score descending,
+/// equals ordered by user id ascending and sharing a rank.
+struct Ranking<Score: Comparable> {
+    struct Entry {
+        var userID: String
+        var score: Score
+        var rank: Int
+    }
+
+    var entries: [Entry]
+
+    init(_ items: [(userID: String, score: Score)]) {
+        let sorted = items.sorted { a, b in a.score != b.score ? a.score > b.score : a.userID < b.userID }
+        var out: [Entry] = []
+        out.reserveCapacity(sorted.count)
+        for (i, item) in sorted.enumerated() {
+            let rank = (i > 0 && sorted[i - 1].score == item.score) ? out[i - 1].rank : i + 1
+            out.append(Entry(userID: item.userID, score: item.score, rank: rank))
+        }
+        entries = out
+    }
+}
+
+/// Gift totals compared as SPEC §9.1 ranks them: points gifted, then gift count.
+struct GiftScore: Comparable {
+    var totalPointsGifted: Int64
+    var giftsGiven: Int64
+
+    static func < (a: GiftScore, b: GiftScore) -> Bool {
+        (a.totalPointsGifted, a.giftsGiven) < (b.totalPointsGifted, b.giftsGiven)
+    }
+}

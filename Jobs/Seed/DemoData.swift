@@ -1,0 +1,282 @@
+public import Foundation
+public import HearthCore
+
+/// `hearth seed`: a deterministic demo data directory in the apps' own field names —
+/// campus users, friendships, transactions, notifications, leaderboard inputs; the trading
+/// app's trades, challenges, collaborations, streaks, achievements and XP; the gig board's
+/// gigs (covering every rubric component and penalty); broadcasts.
+///
+/// Everything is derived from `seed` and `anchor` (not the clock), so two runs with the same
+/// options write byte-identical trees.
+public struct DemoData: Sendable {
+    public var users: Int
+    public var seed: UInt64
+    /// The instant the data is "current" at; timestamps fall in the weeks before it.
+    public var anchor: Date
+
+    public init(users: Int, seed: UInt64, anchor: Date = Timestamp.parseISO8601("2026-11-18T12:00:00Z")!) {
+        self.users = users
+        self.seed = seed
+        self.anchor = anchor
+    }
+
+    static let firstNames = ["Madison", "Jake", "Priya", "Diego", "Aisha", "Liam", "Mei", "Noah", "Sofia", "Omar", "Hana", "Ethan", "Zara", "Lucas", "Amara", "Kenji", "Chloe", "Mateo", "Ines", "Ravi"]
+    static let lastNames = ["Chen", "Miller", "Patel", "Garcia", "Okafor", "Smith", "Wang", "Johnson", "Rossi", "Haddad", "Sato", "Brown", "Khan", "Silva", "Mensah", "Tanaka", "Dubois", "Lopez", "Costa", "Iyer"]
+    static let schools = ["University of Wisconsin-Madison", "Ohio State University", "University of Michigan", "Purdue University", "University of Minnesota"]
+    static let zones = ["America/Chicago", "America/New_York", "America/Los_Angeles", "Europe/Berlin", "Asia/Tokyo", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Australia/Lord_Howe"]
+    static let categories = ["trades", "challenges", "collaborations", "streaks", "xp", "level", "gifts", "points_gifted"]
+    static let notificationTypes = ["gift_received", "friend_request", "friend_accepted", "achievement_unlocked"]
+
+    /// Writes the tree under `directory` (created if needed; existing documents with the same
+    /// names are overwritten). Returns the number of documents written.
+    @discardableResult
+    public func write(to directory: String, progress: ((Int) -> Void)? = nil) throws -> Int {
+        var rng = SeededRandom(seed: seed)
+        var w = try TreeWriter(root: directory, progress: progress)
+        let width = max(5, String(users).count)
+        func uid(_ i: Int) -> String { "u" + String(repeating: "0", count: width - String(i).count) + String(i) }
+        let anchorS = anchor.timeIntervalSince1970
+        func ago(_ seconds: Double) -> JSONValue { Timestamp.json(Date(timeIntervalSince1970: (anchorS - seconds).rounded(.down))) }
+        let day = 86_400.0
+
+        // Transactions first, so the users' gift totals agree with them.
+        var gifted = [Int64](repeating: 0, count: users + 1)
+        var given = [Int64](repeating: 0, count: users + 1)
+        var received = [Int64](repeating: 0, count: users + 1)
+        var earned = [Int64](repeating: 0, count: users + 1)
+        for i in 1...max(users, 1) where users > 0 {
+            for k in 0..<10 {
+                let id = "t\(uid(i).dropFirst())-\(k)"
+                let to = rng.int(1...users)
+                let amount = Int64(rng.pick([5, 10, 10, 20, 25, 50, 100]))
+                let age = Double(rng.int(0...(60 * 24 * 60))) * 60
+                var o = JSONObject()
+                switch k {
+                case 0..<7:
+                    let status = rng.chance(0.9) ? "completed" : rng.pick(["pending", "failed"])
+                    // A few gifts come from accounts that were deleted (orphans).
+                    let orphan = i % 97 == 0 && k == 0
+                    let from = orphan ? "deleted-\(uid(i))" : uid(i)
+                    o = JSONObject([
+                        ("type", "gift"), ("fromUserId", .string(from)), ("toUserId", .string(uid(to))), ("amount", .int(amount)),
+                        ("message", rng.chance(0.5) ? .string(rng.pick(["Thanks for the notes!", "Great study session", "Coffee on me", "For the ride"])) : .null),
+                        ("status", .string(status)), ("createdAt", ago(age)), ("completedAt", status == "completed" ? ago(age - 1) : .null),
+                        ("fromUserName", .string(name(i))), ("toUserName", .string(name(to))), ("fromUsername", .string(username(i))), ("toUsername", .string(username(to))),
+                    ])
+                    if status == "completed" && !orphan {
+                        gifted[i] += amount
+                        given[i] += 1
+                        received[to] += 1
+                    }
+                case 7, 8:
+                    o = JSONObject([
+                        ("type", "earned"), ("fromUserId", .null), ("toUserId", .string(uid(i))), ("amount", .int(amount)), ("message", "Study group attendance"),
+                        ("status", "completed"), ("createdAt", ago(age)), ("completedAt", ago(age)),
+                        ("fromUserName", .null), ("toUserName", .string(name(i))), ("fromUsername", .null), ("toUsername", .string(username(i))),
+                    ])
+                    earned[i] += amount
+                default:
+                    o = JSONObject([
+                        ("type", "bonus"), ("fromUserId", .null), ("toUserId", .string(uid(i))), ("amount", 50), ("message", "Welcome bonus"),
+                        ("status", "completed"), ("createdAt", ago(age)), ("completedAt", ago(age)),
+                        ("fromUserName", .null), ("toUserName", .string(name(i))), ("fromUsername", .null), ("toUsername", .string(username(i))),
+                    ])
+                    earned[i] += 50
+                }
+                try w.put("transactions", id, o)
+            }
+        }
+
+        for i in 1...max(users, 1) where users > 0 {
+            let created = ago(Double(rng.int(30...400)) * day)
+            var o = JSONObject([
+                ("name", .string(name(i))), ("username", .string(username(i))), ("email", .string("\(username(i))@example.edu")),
+                ("studentId", .string(String(9_081_000_000 + i))), ("school", .string(Self.schools[i % Self.schools.count])),
+            ])
+            if i % 20 != 0 {
+                // Every 20th user was written by an older app version: only the profile
+                // fields, the rest take the decoder's defaults.
+                let pts = 500 + earned[i] - gifted[i]
+                o["points"] = .int(max(0, pts))
+                o["totalPointsEarned"] = .int(500 + earned[i])
+                o["totalPointsGifted"] = .int(gifted[i])
+                o["giftsGiven"] = .int(given[i])
+                o["giftsReceived"] = .int(received[i])
+                o["rank"] = 999
+                o["generosityLevel"] = "Newbie"
+                o["generosityScore"] = 0
+                o["createdAt"] = created
+                o["emailVerified"] = .bool(rng.chance(0.8))
+                o["profileImageUrl"] = rng.chance(0.3) ? .string("https://cdn.example.edu/avatars/\(uid(i)).jpg") : .null
+                o["lastActive"] = ago(Double(rng.int(0...(14 * 24))) * 3600)
+                o["achievements"] = []
+                o["isPrivate"] = .bool(rng.chance(0.05))
+                o["timeZone"] = .string(Self.zones[i % Self.zones.count])
+                if rng.chance(0.6) { o["fcmTokens"] = .array([.string(token(&rng))]) }
+                if rng.chance(0.1) { o["fcmToken"] = .string(token(&rng)) }
+            }
+            try w.put("users", uid(i), o)
+
+            // One streak per user.
+            let lastActivity = ago(Double(rng.int(0...(5 * 24))) * 3600 + Double(rng.int(0...3599)))
+            let current = Int64(rng.int(0...60))
+            try w.put("streaks", "\(uid(i))_daily_login", JSONObject([
+                ("userId", .string(uid(i))), ("type", "daily_login"), ("currentStreak", .int(current)), ("longestStreak", .int(current + Int64(rng.int(0...30)))),
+                ("isActive", .bool(current > 0)), ("freezeCount", .int(Int64(rng.int(0...3)))), ("lastActivityDate", lastActivity), ("createdAt", created),
+            ]))
+
+            // Five notifications per user.
+            for k in 0..<5 {
+                let type = Self.notificationTypes[(i + k) % 3]
+                let from = rng.int(1...users)
+                try w.put("notifications", "n\(uid(i).dropFirst())-\(k)", JSONObject([
+                    ("userId", .string(uid(i))), ("type", .string(type)),
+                    ("title", .string(type == "gift_received" ? "\(firstName(from)) sent you points!" : type == "friend_request" ? "New friend request" : "Friend request accepted")),
+                    ("message", .string(type == "gift_received" ? "\(name(from)) sent you \(rng.pick([5, 10, 25])) points" : "\(name(from)) wants to connect")),
+                    ("relatedUserId", .string(uid(from))), ("read", .bool(rng.chance(0.6))), ("createdAt", ago(Double(rng.int(0...(72 * 60))) * 60)),
+                    ("actionUrl", .string(type == "gift_received" ? "/transactions" : "/friends")),
+                ]))
+            }
+
+            // Two friendships per user.
+            for _ in 0..<2 {
+                let other = rng.int(1...users)
+                if other == i { continue }
+                let (a, b) = uid(i) < uid(other) ? (i, other) : (other, i)
+                let accepted = rng.chance(0.7)
+                try w.put("friendships", "\(uid(a))_\(uid(b))", JSONObject([
+                    ("userId1", .string(uid(a))), ("userId2", .string(uid(b))), ("status", .string(accepted ? "accepted" : "pending")),
+                    ("initiatedBy", .string(uid(i))), ("createdAt", ago(Double(rng.int(1...90)) * day)), ("acceptedAt", accepted ? ago(Double(rng.int(0...24)) * 3600) : .null),
+                    ("user1Name", .string(name(a))), ("user2Name", .string(name(b))), ("user1Username", .string(username(a))), ("user2Username", .string(username(b))),
+                ]))
+            }
+
+            if i % 2 == 0 {
+                let xp = Int64(rng.int(0...30000))
+                let tier = XPLevels.tier(for: xp)
+                try w.put("userXP", uid(i), JSONObject([
+                    ("userId", .string(uid(i))), ("totalXP", .int(xp)), ("currentLevel", .int(Int64(tier.level))), ("xpToNextLevel", .int(XPLevels.xpToNextLevel(xp))),
+                    ("lastUpdated", ago(Double(rng.int(1...30)) * day)), ("createdAt", created),
+                ]))
+                // A trade and a challenge per two users.
+                let partner = rng.int(1...users)
+                let status = rng.pick(["completed", "completed", "open", "in-progress", "cancelled"])
+                try w.put("trades", "trade-\(uid(i))", JSONObject([
+                    ("title", .string(rng.pick(["Guitar lessons for Spanish practice", "Logo design for a home-cooked meal", "Python tutoring for photography tips"]))),
+                    ("description", "Weekly sessions, flexible schedule."), ("skillsOffered", []), ("skillsWanted", []),
+                    ("creatorId", .string(uid(i))), ("creatorName", .string(name(i))), ("participantId", partner == i ? .null : .string(uid(partner))),
+                    ("status", .string(status)), ("visibility", "public"), ("createdAt", ago(Double(rng.int(5...60)) * day)),
+                    ("updatedAt", ago(Double(rng.int(0...4)) * day)), ("completedAt", status == "completed" ? ago(Double(rng.int(0...4)) * day + Double(rng.int(0...86399))) : .null),
+                ]))
+                let cstatus = rng.pick(["completed", "in_progress", "completed"])
+                try w.put("userChallenges", "uc-\(uid(i))", JSONObject([
+                    ("userId", .string(uid(i))), ("challengeId", .string("challenge-\(rng.int(1...20))")), ("status", .string(cstatus)), ("progress", .int(Int64(rng.int(0...100)))),
+                    ("completedAt", cstatus == "completed" ? ago(Double(rng.int(0...10)) * day + Double(rng.int(0...86399))) : .null), ("createdAt", created),
+                ]))
+            }
+            if i % 10 == 0 {
+                let participants = (0..<rng.int(1...3)).map { _ in JSONValue.string(uid(rng.int(1...users))) }
+                let status = rng.pick(["completed", "active", "recruiting"])
+                try w.put("collaborations", "collab-\(uid(i))", JSONObject([
+                    ("title", "Campus app hackathon team"), ("description", "Build something fun in a weekend."), ("creatorId", .string(uid(i))),
+                    ("status", .string(status)), ("participantIds", .array(participants)), ("maxParticipants", 4),
+                    ("completedAt", status == "completed" ? ago(Double(rng.int(0...10)) * day) : .null), ("createdAt", created),
+                ]))
+                try writeGig(&w, &rng, index: i / 10, ago: ago)
+            }
+        }
+
+        // 100 achievements across the categories.
+        for a in 1...100 {
+            let category = Self.categories[(a - 1) % Self.categories.count]
+            let requirement: Int64 = switch category {
+            case "xp": Int64(a * 250)
+            case "level": Int64(1 + a % 8)
+            case "points_gifted": Int64(a * 20)
+            case "streaks": Int64(3 + a % 30)
+            default: Int64(1 + a % 10)
+            }
+            try w.put("achievements", "ach-" + (a < 10 ? "00" : a < 100 ? "0" : "") + String(a), JSONObject([
+                ("name", .string("\(category.capitalized) \(["Bronze", "Silver", "Gold", "Platinum"][a % 4]) \(a)")), ("description", .string("Reach \(requirement) in \(category)")),
+                ("icon", .string(["star.fill", "flame.fill", "gift.fill", "trophy.fill"][a % 4])), ("xpReward", .int(Int64([0, 50, 100, 250][a % 4]))),
+                ("category", .string(category)), ("tier", .string(["bronze", "silver", "gold", "platinum"][a % 4])), ("requirement", .int(requirement)),
+            ]))
+        }
+
+        try w.put("broadcasts", "welcome-week", JSONObject([
+            ("title", "Welcome week"), ("message", "Gift a friend 10 points and both of you get a badge!"), ("type", "gift_received"),
+            ("audience", .object(JSONObject([("all", true)]))), ("status", "scheduled"), ("sendAt", ago(3600)), ("actionUrl", "/gift"),
+        ]))
+        try w.put("broadcasts", "madison-meetup", JSONObject([
+            ("title", "Meetup tonight"), ("message", "Union South, 7pm"), ("type", "friend_request"),
+            ("audience", .object(JSONObject([("school", .string(Self.schools[0]))]))), ("status", "scheduled"), ("sendAt", ago(-86400)), ("actionUrl", "/events"),
+        ]))
+        return w.count
+    }
+
+    private func name(_ i: Int) -> String { firstName(i) + " " + Self.lastNames[(i / Self.firstNames.count) % Self.lastNames.count] }
+    private func firstName(_ i: Int) -> String { Self.firstNames[i % Self.firstNames.count] }
+    private func username(_ i: Int) -> String { firstName(i).lowercased() + String(i) }
+
+    private func token(_ rng: inout SeededRandom) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+        return String((0..<152).map { _ in alphabet[rng.int(0...(alphabet.count - 1))] })
+    }
+
+    /// Gigs that between them hit every rubric component and penalty of SPEC §9.6.
+    private func writeGig(_ w: inout TreeWriter, _ rng: inout SeededRandom, index g: Int, ago: (Double) -> JSONValue) throws {
+        let titles = ["Barista (part-time, campus café)", "Research assistant — psychology lab", "URGENT HIRING NOW!!!", "Tutor", "Delivery driver", "Front desk assistant at the rec center", "Summer camp counselor", "Social media intern"]
+        let companies = ["Badger Brew", "UW Psychology", "", "QuickShip", "Rec Sports", "Camp Lakeside", "Fetch Media"]
+        let words = "Join our friendly team and help students every day while learning useful skills in a flexible environment that fits your class schedule".split(separator: " ").map(String.init)
+        let wordCount = rng.pick([5, 14, 15, 39, 40, 79, 80, 120])
+        var description = (0..<wordCount).map { words[$0 % words.count] }.joined(separator: " ")
+        if rng.chance(0.05) { description += " Call 608 555 0199 or write jobs@example.com" }
+        if rng.chance(0.05) { description += " Earn $$ fast!!!" }
+        let dup = g % 25 == 0 && g > 0
+        let title = dup ? titles[0] : titles[g % titles.count]
+        var o = JSONObject([
+            ("title", .string(title)), ("description", .string(description)), ("company", .string(dup ? companies[0] : companies[g % companies.count])),
+            ("location", .string(rng.chance(0.7) ? "Madison, WI" : "")), ("isRemote", .bool(rng.chance(0.2))),
+        ])
+        switch g % 3 {
+        case 0: o["payMin"] = .int(Int64(rng.int(12...18))); o["payMax"] = .int(Int64(rng.int(18...25)))
+        case 1: o["compensation"] = .string(rng.pick(["$15/hour", "Competitive", "DOE"]))
+        default: break
+        }
+        o["postedAt"] = ago(Double(rng.int(0...45)) * 86_400)
+        if rng.chance(0.1) { o["expiresAt"] = ago(Double(rng.int(-10...5)) * 86_400) }
+        let source = rng.pick(["internal", "indeed", "handshake"])
+        o["source"] = .string(source)
+        if source != "internal" {
+            o["externalUrl"] = .string(rng.pick(["https://jobs.example.com/\(g)", "http://jobs.example.com/\(g)", "https://localhost/\(g)"]))
+        }
+        o["status"] = .string(rng.pick(["active", "active", "active", "closed"]))
+        o["postedBy"] = .string("employer-\(g % 50)")
+        try w.put("gigs", "gig-" + String(repeating: "0", count: max(0, 5 - String(g).count)) + String(g), o)
+    }
+}
+
+/// Writes documents under a root, creating each collection directory once.
+struct TreeWriter {
+    let root: String
+    var made: Set<String> = []
+    var count = 0
+    let progress: ((Int) -> Void)?
+
+    init(root: String, progress: ((Int) -> Void)?) throws {
+        self.root = root
+        self.progress = progress
+        try FileIO.makeDirectories(root)
+    }
+
+    mutating func put(_ collection: String, _ id: String, _ object: JSONObject) throws {
+        let dir = root + "/" + collection
+        if !made.contains(dir) {
+            try FileIO.makeDirectories(dir)
+            made.insert(dir)
+        }
+        try FileIO.writeAtomically(dir + "/" + id + ".json", JSONWriter.document(object), sync: false)
+        count += 1
+        if count % 10_000 == 0 { progress?(count) }
+    }
+}

@@ -1,0 +1,13 @@
+/// A value together with the line it was defined on.
+public struct TOMLNode: Sendable, Equatable {
+    public var value: TOMLValue
+    /// 1-based line of the key that defined the value, of the array element, or of the
+    /// `[header]` / `[[header]]` for tables defined that way. A table that was only created
+    /// implicitly (the `a` in `[a.b]`) has the line of the header that created it.
+    public var line: Int
+
+    public init(value: TOMLValue, line: Int) {
+        self.value = value
+        self.line = line
+    }
+}

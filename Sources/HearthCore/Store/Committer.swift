@@ -1,0 +1,114 @@
+import Foundation
+
+/// Applies changesets to a ``DataDirectory`` atomically (SPEC §3), and recovers after crashes.
+public struct Committer: Sendable {
+    public let data: DataDirectory
+
+    public init(data: DataDirectory) { self.data = data }
+
+    var journalDirectory: String { data.stateDirectory + "/journal" }
+    public var lockPath: String { data.stateDirectory + "/lock" }
+
+    /// Takes the writers' lock (`.hearth/lock`), waiting up to `timeout`.
+    public func lock(holder: String, timeout: Duration) throws -> CommitLock {
+        try CommitLock.acquire(path: lockPath, holder: holder, timeout: timeout, what: "the data directory \(data.root)")
+    }
+
+    /// What ``recover()`` did.
+    public struct Recovery: Sendable, Equatable {
+        public var redone: [String] = []
+        public var discarded: [String] = []
+    }
+
+    /// Finishes every committed journal and discards uncommitted ones. Call with the lock held.
+    @discardableResult
+    public func recover() throws -> Recovery {
+        var r = Recovery()
+        guard let names = try FileIO.list(journalDirectory) else { return r }
+        for name in names.sorted() {
+            let path = journalDirectory + "/" + name
+            if name.hasSuffix(".journal") {
+                guard let bytes = try FileIO.readSmallFile(path), let journal = Journal.decode(bytes) else {
+                    throw StoreError("the committed journal \(path) is unreadable; it was fsynced before its commit, so the disk or another program damaged it. Move it aside and run `hearth check`.")
+                }
+                try apply(journal)
+                try FileIO.remove(path)
+                r.redone.append(journal.id)
+            } else {
+                try FileIO.remove(path)
+                r.discarded.append(name)
+            }
+        }
+        if !(r.redone.isEmpty && r.discarded.isEmpty) { try FileIO.fsyncDirectory(journalDirectory) }
+        return r
+    }
+
+    /// Checks that every document the changeset writes is still as the run read it.
+    /// Call with the lock held. Returns the paths that changed.
+    public func conflicts(in changeset: Changeset) throws -> [DocumentPath] {
+        var changed: [DocumentPath] = []
+        for e in changeset.entries {
+            let now = try data.currentVersion(e.path)
+            if now != e.expected { changed.append(e.path) }
+        }
+        return changed
+    }
+
+    /// Commits: journal, commit point, files, directory syncs, journal removal.
+    /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit.
+    public func commit(_ changeset: Changeset, id: String, extra: [Journal.Operation] = []) throws {
+        var ops: [Journal.Operation] = []
+        ops.reserveCapacity(changeset.entries.count + extra.count)
+        for e in changeset.entries {
+            switch e.action {
+            case .create, .update: ops.append(.put(e.path.relativeFile, JSONWriter.document(e.after ?? JSONObject())))
+            case .delete: ops.append(.delete(e.path.relativeFile))
+            }
+        }
+        ops.append(contentsOf: extra)
+        if ops.isEmpty { return }
+        let journal = Journal(id: id, operations: ops)
+        try FileIO.makeDirectories(journalDirectory)
+        let pending = journalDirectory + "/" + id + ".pending"
+        let committed = journalDirectory + "/" + id + ".journal"
+        let fd = open(pending, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw FileIO.Failure(path: pending, operation: "create", errno: errno) }
+        do {
+            try FileIO.writeAll(fd, journal.encoded(), path: pending)
+            guard fsync(fd) == 0 else { throw FileIO.Failure(path: pending, operation: "fsync", errno: errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(pending)
+            throw error
+        }
+        guard rename(pending, committed) == 0 else { throw FileIO.Failure(path: committed, operation: "rename", errno: errno) }
+        try FileIO.fsyncDirectory(journalDirectory)
+        // Committed. From here a crash is finished by recovery.
+        try apply(journal)
+        try FileIO.remove(committed)
+        try FileIO.fsyncDirectory(journalDirectory)
+    }
+
+    /// Writes a journal's files. Idempotent, so recovery may run it again.
+    func apply(_ journal: Journal) throws {
+        var dirs = Set<String>()
+        for op in journal.operations {
+            switch op {
+            case .put(let rel, let bytes):
+                guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
+                let path = data.root + "/" + rel
+                let dir = FileIO.directoryName(path)
+                if !dirs.contains(dir) { try FileIO.makeDirectories(dir) }
+                try FileIO.writeAtomically(path, bytes)
+                dirs.insert(dir)
+            case .delete(let rel):
+                guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
+                let path = data.root + "/" + rel
+                try FileIO.remove(path)
+                dirs.insert(FileIO.directoryName(path))
+            }
+        }
+        for d in dirs.sorted() { try FileIO.fsyncDirectory(d) }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import Jobs
+
+extension Hearth {
+    /// `hearth check`: validates the configuration, every schedule, and every document the
+    /// jobs read (by running each job as a dry run that records nothing).
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate the configuration and every document the jobs read (exit 65 if a document is invalid).")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        func run() async throws {
+            do {
+                let logger = try global.bootstrap()
+                let config = try global.loadConfig(logger: logger)
+                for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
+                    do { _ = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
+                        throw ConfigError(file: config.file ?? "config", "[jobs.\(name)] schedule: \(error)")
+                    }
+                }
+                let data = try global.openData(config)
+                let report = try await DataCheck(config: config, data: data, registry: JobCatalog.registry, logger: logger).run()
+                switch format {
+                case .json: emit(JSONWriter.pretty(report.json) + "\n")
+                default: emit(report.text)
+                }
+                if !report.issues.isEmpty { throw ExitCode(ExitStatus.dataError) }
+            } catch let code as ExitCode {
+                throw code
+            } catch {
+                throw ExitStatus.fail(error)
+            }
+        }
+    }
+}

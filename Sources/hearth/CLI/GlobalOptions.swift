@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import Jobs
+import Logging
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "Configuration file (default: $HEARTH_CONFIG, then ./Config/hearth.toml, then /etc/hearth/hearth.toml).")
+    var config: String?
+
+    @Option(help: "Data directory (overrides dataDir in the configuration).")
+    var data: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "notice"
+
+    @Option(help: "Log format: text or json (JSON lines for journald and log shippers).")
+    var logFormat: String = "text"
+
+    /// Sets up logging; call first in every command.
+    func bootstrap() throws -> Logger {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw UsageError("--log-level: invalid value \"\(logLevel)\"; accepted: trace, debug, info, notice, warning, error, critical")
+        }
+        guard let format = HearthLogHandler.Format(rawValue: logFormat) else {
+            throw UsageError("--log-format: invalid value \"\(logFormat)\"; accepted: text, json")
+        }
+        LoggingBootstrap.once(level: level, format: format)
+        return Logger(label: "hearth")
+    }
+
+    /// The configuration, with `--data` applied. Without any config file, `--data` alone
+    /// gives the built-in defaults.
+    func loadConfig(logger: Logger) throws -> HearthConfig {
+        let loader = ConfigLoader(jobs: JobCatalog.registry.descriptors)
+        let loaded: HearthConfig
+        if let path = loader.locate(explicit: config) {
+            loaded = try loader.load(path: path, dataOverride: data)
+        } else if let data {
+            loaded = try loader.defaults(dataDir: data)
+        } else {
+            throw ConfigError(file: "hearth.toml", "no configuration found (looked at --config, $HEARTH_CONFIG, ./Config/hearth.toml, /etc/hearth/hearth.toml); pass --config PATH or --data DIR")
+        }
+        for w in loaded.warnings { logger.warning("\(w)") }
+        return loaded
+    }
+
+    func openData(_ config: HearthConfig) throws -> DataDirectory {
+        try DataDirectory(root: config.dataDir)
+    }
+}
+
+/// A command-line usage problem (exit 64).
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+enum LoggingBootstrap {
+    nonisolated(unsafe) private static var done = false
+    /// Logging is bootstrapped once per process, before any concurrency starts.
+    static func once(level: Logger.Level, format: HearthLogHandler.Format) {
+        guard !done else { return }
+        done = true
+        LoggingSystem.bootstrap { HearthLogHandler(label: $0, level: level, format: format) }
+    }
+}

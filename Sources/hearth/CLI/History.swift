@@ -1,0 +1,50 @@
+import ArgumentParser
+import HearthCore
+
+extension Hearth {
+    /// `hearth history`: run records, newest first.
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show run records, newest first.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Only this job.")
+        var job: String?
+
+        @Option(help: "At most this many records.")
+        var limit: Int = 20
+
+        @Option(help: "Only runs with this status (succeeded, succeeded-with-warnings, failed, cancelled, skipped-overlap, skipped-catch-up, conflict).")
+        var status: String?
+
+        @Option(help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        func run() async throws {
+            do {
+                let logger = try global.bootstrap()
+                var wanted: RunRecord.Status?
+                if let status {
+                    guard let s = RunRecord.Status(rawValue: status) else {
+                        throw UsageError("--status \(status): accepted: \(RunRecord.Status.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    wanted = s
+                }
+                let config = try global.loadConfig(logger: logger)
+                let data = try global.openData(config)
+                let records = try RunHistory(data: data, limit: config.historyLimit).list(job: job, status: wanted, limit: limit)
+                switch format {
+                case .json: emit(JSONWriter.pretty(.array(records.map { .object($0.json) })) + "\n")
+                default:
+                    let rows = records.map { r in
+                        [r.runID, r.job, r.trigger.rawValue, Timestamp.format(r.logicalTime), r.status.rawValue + (r.dryRun ? " (dry run)" : ""),
+                         "+\(r.created) ~\(r.updated) -\(r.deleted) ✉\(r.messagesQueued)", r.error ?? (r.warnings.isEmpty ? "" : "\(r.warnings.count) warning(s)")]
+                    }
+                    emit(Table.render(header: ["RUN", "JOB", "TRIGGER", "LOGICAL TIME", "STATUS", "CHANGES", "NOTE"], rows: rows))
+                }
+            } catch {
+                throw ExitStatus.fail(error)
+            }
+        }
+    }
+}

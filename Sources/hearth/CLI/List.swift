@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import Jobs
+
+extension Hearth {
+    /// `hearth list`: the registered jobs with schedule, zone, next run and last result.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List jobs: name, schedule, time zone, next run, last result.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        func run() async throws {
+            do {
+                let logger = try global.bootstrap()
+                let config = try global.loadConfig(logger: logger)
+                let data = try? global.openData(config)
+                let history = data.map { RunHistory(data: $0, limit: config.historyLimit) }
+                let now = Date()
+                var rows: [[String]] = []
+                var json: [JSONValue] = []
+                for d in JobCatalog.registry.descriptors {
+                    guard let jc = config.jobs[d.name] else { continue }
+                    let schedule = try? Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals)
+                    let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
+                    let last = try history?.last(job: d.name)
+                    let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
+                    rows.append([d.name, jc.schedule, jc.timeZone.identifier, jc.enabled ? (next.map(Timestamp.format) ?? "—") : "disabled", lastText])
+                    var o = JSONObject([
+                        ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.identifier)),
+                        ("enabled", .bool(jc.enabled)), ("summary", .string(d.summary)),
+                    ])
+                    o["nextRun"] = next.map(Timestamp.json) ?? .null
+                    o["lastRun"] = last.map { .object($0.json) } ?? .null
+                    json.append(.object(o))
+                }
+                switch format {
+                case .json: emit(JSONWriter.pretty(.array(json)) + "\n")
+                default: emit(Table.render(header: ["JOB", "SCHEDULE", "TIME ZONE", "NEXT RUN", "LAST RESULT"], rows: rows))
+                }
+            } catch {
+                throw ExitStatus.fail(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import Jobs
+
+/// The arguments `run` and `plan` share.
+struct RunArguments: ParsableArguments {
+    @Argument(help: "The job to run (see `hearth list`).")
+    var job: String
+
+    @Option(help: "Logical time and start time, ISO-8601 (e.g. 2026-11-18T12:00:00Z). Default: now.")
+    var now: String?
+
+    @Option(name: .customLong("param"), help: "A job parameter, name=value (repeatable).")
+    var params: [String] = []
+
+    @Option(help: "Report format: text, json or markdown.")
+    var format: OutputFormat = .text
+
+    @Option(help: "Documents shown per collection in text and markdown reports.")
+    var limit: Int = 20
+
+    @Flag(help: "Exit 2 when the plan has changes (0 when it has none).")
+    var detailedExitcode = false
+
+    func parsedParams() throws -> [String: String] {
+        var out: [String: String] = [:]
+        for p in params {
+            guard let eq = p.firstIndex(of: "="), eq != p.startIndex else {
+                throw UsageError("--param \(p): expected name=value, e.g. --param top=50")
+            }
+            out[String(p[..<eq])] = String(p[p.index(after: eq)...])
+        }
+        return out
+    }
+
+    func parsedNow() throws -> Date? {
+        guard let now else { return nil }
+        guard let d = Timestamp.parseISO8601(now) else {
+            throw UsageError("--now \(now): expected an ISO-8601 date-time with a zone, e.g. 2026-11-18T12:00:00Z")
+        }
+        return d
+    }
+
+    /// Runs the job and prints its report; returns the exit code.
+    func execute(global: GlobalOptions, dryRun: Bool) async -> ExitCode {
+        do {
+            let logger = try global.bootstrap()
+            guard limit >= 0 else { throw UsageError("--limit must be 0 or more") }
+            let params = try parsedParams()
+            let now = try parsedNow()
+            let config = try global.loadConfig(logger: logger)
+            let data = try global.openData(config)
+            let runner = Runner(config: config, data: data, registry: JobCatalog.registry, logger: logger)
+            var progress: (@Sendable (Int) -> Void)?
+            if stderrIsTTY {
+                progress = { n in emitError("\r\u{1B}[Kread \(n) documents") }
+            }
+            let outcome = try await runner.run(job, options: RunOptions(trigger: .cli, logicalTime: now, startTime: now, dryRun: dryRun, parameters: params, progress: progress))
+            if progress != nil { emitError("\r\u{1B}[K") }
+            if let error = outcome.error {
+                for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
+                if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
+                return ExitStatus.fail(error)
+            }
+            switch format {
+            case .text:
+                for w in outcome.plan.warnings { emitError("warning: \(w)\n") }
+                emit(outcome.plan.text(limit: limit, color: stdoutIsTTY))
+            case .json: emit(JSONWriter.pretty(outcome.plan.json) + "\n")
+            case .markdown: emit(outcome.plan.markdown(limit: limit))
+            }
+            if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
+            return .success
+        } catch {
+            return ExitStatus.fail(error)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The `hearth` command: runs jobs once, as a plan, or on a schedule.
+@main
+struct Hearth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth",
+        abstract: "A self-hosted cloud-functions host: scheduled jobs over a JSON data directory.",
+        discussion: """
+            Exit codes: 0 success; 1 the job failed; 2 changes (with --detailed-exitcode); 64 usage \
+            error; 65 invalid input documents; 75 temporary failure (lock busy, conflicts); \
+            78 configuration error.
+            """,
+        subcommands: [List.self, Run.self, PlanCommand.self, History.self, Check.self, Seed.self, Recover.self]
+    )
+}
