@@ -1,4 +1,5 @@
-/// A value together with the line it was defined on.
+/// A value together with the line it was defined on. Equality compares the lines as well;
+/// compare ``value`` alone to ignore where things were written.
 public struct TOMLNode: Sendable, Equatable {
     public var value: TOMLValue
     /// 1-based line of the key that defined the value, of the array element, or of the

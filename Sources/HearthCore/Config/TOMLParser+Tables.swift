@@ -71,11 +71,8 @@ extension TOMLParser.TableBuilder.Item {
 }
 
 extension TOMLParser.Reader {
-    typealias TableBuilder = TOMLParser.TableBuilder
-    typealias KeyPart = TOMLParser.KeyPart
-
     /// Stores `key = value` under `base`, creating the tables of a dotted key.
-    mutating func insert(
+    func insert(
         _ key: [KeyPart], value: TOMLValue, line: Int, into base: TableBuilder, section: Int
     ) throws(TOMLError) {
         let fullName = Self.keyName(key)
@@ -129,7 +126,7 @@ extension TOMLParser.Reader {
     }
 
     /// Resolves a `[header]` or `[[header]]` to the table that following keys go into.
-    mutating func defineTable(
+    func defineTable(
         _ key: [KeyPart], isArray: Bool, start: Int, header: String
     ) throws(TOMLError) -> TableBuilder {
         let line = lineOf(start)
@@ -144,8 +141,8 @@ extension TOMLParser.Reader {
             case .table(let sub)?:
                 table = sub
             case .tables(_, let list)?:
-                guard let lastElement = list.last else { return table }
-                table = lastElement
+                // A header inside an array of tables continues its most recent element.
+                if let lastElement = list.last { table = lastElement }
             case .value(let node)?:
                 if case .table = node.value {
                     throw failure(

@@ -113,7 +113,7 @@ extension TOMLParser.Reader {
         defer { depth -= 1 }
         lastSection += 1
         let inlineSection = lastSection
-        let table = TOMLParser.TableBuilder(kind: .header, line: line, path: [])
+        let table = TableBuilder(kind: .header, line: line, path: [])
         skipSpaces()
         if peek == "}" {
             i += 1

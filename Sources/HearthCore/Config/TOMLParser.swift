@@ -25,6 +25,9 @@ extension TOMLParser {
 
     /// Cursor over the document's Unicode scalars plus the table being filled.
     struct Reader {
+        typealias TableBuilder = TOMLParser.TableBuilder
+        typealias KeyPart = TOMLParser.KeyPart
+
         /// Arrays and inline tables nested deeper than this are rejected instead of
         /// risking the stack.
         static let maxNesting = 128

@@ -1,4 +1,6 @@
 /// A TOML table whose keys keep the order in which the document defined them.
+///
+/// Two tables are equal only if their keys are in the same order and their lines match too.
 public struct TOMLTable: Sendable, Equatable {
     /// Keys in definition order.
     public private(set) var keys: [String]
