@@ -4,5 +4,9 @@ public import HearthCore
 public enum JobCatalog {
     public static let registry = JobRegistry([
         LeaderboardRebuild.self,
+        WeeklyBonus.self,
+        XPAward.self,
+        AchievementUnlock.self,
+        StreakReset.self,
     ])
 }

@@ -86,6 +86,7 @@ public struct Runner: Sendable {
             let c = changeset.counts
             (record.created, record.updated, record.deleted, record.messagesQueued) = (c.created, c.updated, c.deleted, changeset.messages.count)
             if options.dryRun { break }
+            FaultInjection.beforeCommit(attempt: attempt)
 
             let lock = try committer.lock(holder: "pid=\(getpid()) job=\(name)", timeout: config.lockTimeout)
             let conflicts = try committer.conflicts(in: changeset)

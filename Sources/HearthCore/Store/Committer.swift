@@ -75,6 +75,7 @@ public struct Committer: Sendable {
         guard fd >= 0 else { throw FileIO.Failure(path: pending, operation: "create", errno: errno) }
         do {
             try FileIO.writeAll(fd, journal.encoded(), path: pending)
+            FaultInjection.commitStep()
             guard fsync(fd) == 0 else { throw FileIO.Failure(path: pending, operation: "fsync", errno: errno) }
             close(fd)
         } catch {
@@ -84,6 +85,7 @@ public struct Committer: Sendable {
         }
         guard rename(pending, committed) == 0 else { throw FileIO.Failure(path: committed, operation: "rename", errno: errno) }
         try FileIO.fsyncDirectory(journalDirectory)
+        FaultInjection.commitStep()
         // Committed. From here a crash is finished by recovery.
         try apply(journal)
         try FileIO.remove(committed)
@@ -102,11 +104,13 @@ public struct Committer: Sendable {
                 if !dirs.contains(dir) { try FileIO.makeDirectories(dir) }
                 try FileIO.writeAtomically(path, bytes)
                 dirs.insert(dir)
+                FaultInjection.commitStep()
             case .delete(let rel):
                 guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
                 let path = data.root + "/" + rel
                 try FileIO.remove(path)
                 dirs.insert(FileIO.directoryName(path))
+                FaultInjection.commitStep()
             }
         }
         for d in dirs.sorted() { try FileIO.fsyncDirectory(d) }

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@Suite("seed, plan and run end to end", .enabled(if: HearthProcess.available, "build the hearth executable first (swift build)"))
+struct SeedAndPlanTests {
+    @Test func seedingTwiceGivesByteIdenticalTrees() throws {
+        let s = try Scratch()
+        defer { s.remove() }
+        let a = try HearthProcess.run(["seed", "--out", s.path + "/a", "--users", "1000", "--seed", "7"])
+        let b = try HearthProcess.run(["seed", "--out", s.path + "/b", "--users", "1000", "--seed", "7"])
+        #expect(a.status == 0)
+        #expect(b.status == 0)
+        #expect(a.stdout == "Wrote 20801 documents for 1000 users to \(s.path)/a (seed 7).\n")
+        let ta = TreeSnapshot(s.path + "/a")
+        let tb = TreeSnapshot(s.path + "/b")
+        #expect(ta.files.count == 20801)
+        #expect(ta.sameContent(as: tb))
+        let c = try HearthProcess.run(["seed", "--out", s.path + "/c", "--users", "1000", "--seed", "8"])
+        #expect(c.status == 0)
+        #expect(!ta.sameContent(as: TreeSnapshot(s.path + "/c")))
+    }
+
+    @Test func thePlanListsExactlyTheDocumentsTheRealRunWritesAndNothingElseIsTouched() throws {
+        let s = try Scratch()
+        defer { s.remove() }
+        let data = s.path + "/d"
+        #expect(try HearthProcess.run(["seed", "--out", data, "--users", "300", "--seed", "7"]).status == 0)
+        let plan = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z", "--format", "json"])
+        #expect(plan.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
+        let changes = try #require(json["changes"] as? [[String: Any]])
+        let planned = Set(changes.map { ($0["path"] as! String) + ".json" })
+        #expect(planned.count > 300)
+        #expect(changes.allSatisfy { ["create", "update", "delete"].contains($0["action"] as! String) })
+
+        let before = TreeSnapshot(data)
+        Thread.sleep(forTimeInterval: 0.02)
+        let run = try HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
+        #expect(run.status == 0)
+        let summary = (json["summary"] as! [String: Any])["line"] as! String
+        #expect(run.stdout.hasSuffix(summary.replacingOccurrences(of: "Plan:", with: "Applied:") + "\n"))
+        let after = TreeSnapshot(data)
+        let changed = Set(after.files.keys.filter { after.files[$0] != before.files[$0] })
+        #expect(changed == planned)
+        // Unchanged documents keep their bytes and their mtime.
+        for (path, entry) in before.files where !planned.contains(path) {
+            #expect(after.files[path] == entry, "\(path) was touched")
+        }
+        let second = try HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
+        #expect(second.status == 0)
+        #expect(second.stdout == "No changes.\n")
+        #expect(TreeSnapshot(data) == after)
+        let detailed = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode"])
+        #expect(detailed.status == 0)
+    }
+
+    @Test func detailedExitcodeIsTwoWhenThePlanHasChanges() throws {
+        let s = try Scratch()
+        defer { s.remove() }
+        try s.write("d/users/a.json", #"{"name": "A", "totalPointsGifted": 150, "giftsGiven": 3}"#)
+        let r = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode", "--param", "periods=alltime"])
+        #expect(r.status == 2)
+        #expect(r.stdout == """
+            leaderboard_cache: 1 to create
+              + leaderboard_cache/alltime
+                  type: "alltime"
+                  topUsers: [{"userId":"a","name":"A","username":"","school":"","giftsGiven":3,"totalPointsGifted":150,"rank":1}]
+                  lastUpdated: "2026-11-18T12:00:00.000Z"
+                  totalUsers: 1
+
+            users: 1 to update
+              ~ users/a
+                  rank: (absent) → 1
+                  generosityLevel: (absent) → "Helper"
+                  generosityScore: (absent) → 6
+
+            Plan: 1 to create, 1 to update, 0 to delete; 0 pushes, 0 webhooks.
+
+            """)
+        let md = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--format", "markdown", "--param", "periods=alltime"])
+        #expect(md.stdout.contains("| update | `users/a` | rank: (absent) → 1<br>generosityLevel: (absent) → \"Helper\"<br>generosityScore: (absent) → 6 |"))
+        #expect(md.stdout.hasSuffix("**Plan: 1 to create, 1 to update, 0 to delete; 0 pushes, 0 webhooks.**\n"))
+    }
+}
