@@ -223,34 +223,93 @@ public struct DemoData: Sendable {
         return String((0..<152).map { _ in alphabet[rng.int(0...(alphabet.count - 1))] })
     }
 
-    /// Gigs that between them hit every rubric component and penalty of SPEC §9.6.
+    /// Gigs that between them hit every rubric component level and every penalty of SPEC
+    /// §9.6, at the anchor as T: gig N is variant (N − 1) mod 12 of the table below, so any
+    /// 12 consecutive gigs (`--users 120` or more) cover all of them. Each gig's company (or,
+    /// without one, its title) carries its number, so the only duplicates are the designed
+    /// ones (variant 2 repeats variant 1's title, company and `postedAt`: the tie goes to the
+    /// smaller id). Expected verdicts at T = anchor:
+    ///
+    /// | variant | what it shows | score | reasons |
+    /// |---|---|---|---|
+    /// | 1 | everything right | 100 high | — |
+    /// | 2 | duplicate of 1, same `postedAt` | 80 high | duplicate |
+    /// | 3 | shouting title, 45 words, pay as text, remote, 10 days old, http link, `!!!` | 56 medium | weak_title, short_description, vague_pay, stale, insecure_apply_url, hype |
+    /// | 4 | 5-character title, 23 words, no pay, no place, 40 days old, no apply link, email | 13 low | weak_title, short_description, no_pay, no_location, stale, no_apply_path, contact_details |
+    /// | 5 | >120-character title, 8 words, pay without a digit, no company, no `postedAt`, dot-less host, phone number | 0 low | weak_title, short_description, no_pay, no_company, stale, no_apply_path, contact_details |
+    /// | 6 | good but `expiresAt` 2 days before T | 0 low | expired |
+    /// | 7 | `status: "closed"` | not scored | |
+    /// | 8 | `status: "deleted"` | not scored | |
+    /// | 9 | 29 days old, https link, `$$` | 85 high | stale, hype |
+    /// | 10 | 4-character title, 39 words, posted exactly 7 days before T | 70 medium | weak_title, short_description |
+    /// | 11 | no company, remote, 15 words, pay as text, exactly 30 days old, http link | 55 medium | short_description, vague_pay, no_company, stale, insecure_apply_url |
+    /// | 12 | everything right, only `payMax`, `expiresAt` in 14 days | 100 high | — |
     private func writeGig(_ w: inout TreeWriter, _ rng: inout SeededRandom, index g: Int, ago: (Double) -> JSONValue) throws {
-        let titles = ["Barista (part-time, campus café)", "Research assistant — psychology lab", "URGENT HIRING NOW!!!", "Tutor", "Delivery driver", "Front desk assistant at the rec center", "Summer camp counselor", "Social media intern"]
-        let companies = ["Badger Brew", "UW Psychology", "", "QuickShip", "Rec Sports", "Camp Lakeside", "Fetch Media"]
-        let words = "Join our friendly team and help students every day while learning useful skills in a flexible environment that fits your class schedule".split(separator: " ").map(String.init)
-        let wordCount = rng.pick([5, 14, 15, 39, 40, 79, 80, 120])
-        var description = (0..<wordCount).map { words[$0 % words.count] }.joined(separator: " ")
-        if rng.chance(0.05) { description += " Call 608 555 0199 or write jobs@example.com" }
-        if rng.chance(0.05) { description += " Earn $$ fast!!!" }
-        let dup = g % 25 == 0 && g > 0
-        let title = dup ? titles[0] : titles[g % titles.count]
-        var o = JSONObject([
-            ("title", .string(title)), ("description", .string(description)), ("company", .string(dup ? companies[0] : companies[g % companies.count])),
-            ("location", .string(rng.chance(0.7) ? "Madison, WI" : "")), ("isRemote", .bool(rng.chance(0.2))),
-        ])
-        switch g % 3 {
-        case 0: o["payMin"] = .int(Int64(rng.int(12...18))); o["payMax"] = .int(Int64(rng.int(18...25)))
-        case 1: o["compensation"] = .string(rng.pick(["$15/hour", "Competitive", "DOE"]))
-        default: break
+        // Gigs draw nothing from `rng`: their content depends only on their number, and the
+        // rest of the demo data does not change when the gig table does.
+        let day = 86_400.0
+        let filler = "Join our friendly team and help students every day while learning useful skills in a flexible environment that fits your class schedule".split(separator: " ").map(String.init)
+        /// `count` words in all: filler words, then `ending` (whose words count too).
+        func text(_ count: Int, ending: String = "") -> String {
+            let tail = ending.split(separator: " ").map(String.init)
+            return ((0..<max(0, count - tail.count)).map { filler[$0 % filler.count] } + tail).joined(separator: " ")
         }
-        o["postedAt"] = ago(Double(rng.int(0...45)) * 86_400)
-        if rng.chance(0.1) { o["expiresAt"] = ago(Double(rng.int(-10...5)) * 86_400) }
-        let source = rng.pick(["internal", "indeed", "handshake"])
-        o["source"] = .string(source)
-        if source != "internal" {
-            o["externalUrl"] = .string(rng.pick(["https://jobs.example.com/\(g)", "http://jobs.example.com/\(g)", "https://localhost/\(g)"]))
+        let variant = (g - 1) % 12 + 1
+        // Variant 2 copies variant 1 (the gig before it).
+        let n = variant == 2 ? g - 1 : g
+        var o = JSONObject()
+        func set(_ title: String, _ description: String, company: String?, location: String = "Madison, WI", remote: Bool = false) {
+            o["title"] = .string(title)
+            o["description"] = .string(description)
+            o["company"] = company.map { .string($0) } ?? .null
+            o["location"] = .string(location)
+            o["isRemote"] = .bool(remote)
         }
-        o["status"] = .string(rng.pick(["active", "active", "active", "closed"]))
+        switch variant {
+        case 1, 2:
+            set("Barista, morning shift", text(90), company: "Badger Brew #\(n)")
+            o["payMin"] = .int(Int64(14 + n % 4)); o["payMax"] = .int(Int64(18 + n % 5))
+            o["postedAt"] = ago(2 * day); o["source"] = "internal"
+        case 3:
+            set("URGENT HIRING NOW: BARISTA!!!", text(45), company: "State Street Coffee #\(g)", location: "", remote: true)
+            o["compensation"] = "$15/hour"
+            o["postedAt"] = ago(10 * day); o["source"] = "indeed"; o["externalUrl"] = .string("http://jobs.example.com/\(g)")
+        case 4:
+            set("Tutor", text(23, ending: "Questions? Email tutoring.jobs@example.com"), company: "Learning Lab #\(g)", location: "   ")
+            o["postedAt"] = ago(40 * day); o["source"] = "handshake"
+        case 5:
+            set("Research assistant for the psychology department's longitudinal study of sleep, memory and study habits in first-year students, study \(g)",
+                text(8, ending: "Call (608) 555-0199"), company: nil)
+            o["compensation"] = "Competitive"
+            o["source"] = "handshake"; o["externalUrl"] = .string("https://localhost/apply/\(g)")
+        case 6:
+            set("Front desk assistant at the rec center", text(85), company: "Rec Sports #\(g)")
+            o["payMin"] = 13.5
+            o["postedAt"] = ago(3 * day); o["expiresAt"] = ago(2 * day); o["source"] = "internal"
+        case 7:
+            set("Summer camp counselor", text(60), company: "Camp Lakeside #\(g)")
+            o["postedAt"] = ago(20 * day); o["source"] = "internal"; o["status"] = "closed"
+        case 8:
+            set("Social media intern", text(50), company: "Fetch Media #\(g)")
+            o["postedAt"] = ago(5 * day); o["source"] = "internal"; o["status"] = "deleted"
+        case 9:
+            set("Weekend event staff", text(80, ending: "Earn $$ on weekends"), company: "Kohl Center Events #\(g)")
+            o["payMin"] = .int(Int64(16 + g % 3))
+            o["postedAt"] = ago(29 * day); o["source"] = "handshake"; o["externalUrl"] = .string("https://careers.example.com/gigs/\(g)")
+        case 10:
+            set("Cook", text(39), company: "Union South Kitchen #\(g)")
+            o["payMin"] = 15; o["payMax"] = 19
+            o["postedAt"] = ago(7 * day); o["source"] = "internal"
+        case 11:
+            set("Delivery driver, route \(g)", text(15), company: nil, location: "", remote: true)
+            o["compensation"] = "$18/hour + tips"
+            o["postedAt"] = ago(30 * day); o["source"] = "indeed"; o["externalUrl"] = .string("http://deliveries.example.com/apply?route=\(g)")
+        default:
+            set("Lab technician (chemistry)", text(100), company: "Chemistry Department #\(g)")
+            o["payMax"] = .int(Int64(20 + g % 6))
+            o["postedAt"] = ago(1 * day); o["expiresAt"] = ago(-14 * day); o["source"] = "internal"
+        }
+        if o["status"] == nil { o["status"] = "active" }
         o["postedBy"] = .string("employer-\(g % 50)")
         try w.put("gigs", "gig-" + String(repeating: "0", count: max(0, 5 - String(g).count)) + String(g), o)
     }
@@ -260,6 +319,7 @@ public struct DemoData: Sendable {
 struct TreeWriter {
     let root: String
     var made: Set<String> = []
+    var written: Set<String> = []
     var count = 0
     let progress: ((Int) -> Void)?
 
@@ -276,7 +336,7 @@ struct TreeWriter {
             made.insert(dir)
         }
         try FileIO.writeAtomically(dir + "/" + id + ".json", JSONWriter.document(object), sync: false)
-        count += 1
+        if written.insert(collection + "/" + id).inserted { count += 1 }
         if count % 10_000 == 0 { progress?(count) }
     }
 }

@@ -18,7 +18,7 @@ struct BadInputTests {
 
     static let expectedIssues = [
         "users/badjson.json: invalid JSON at line 1, column 10: unexpected end of input",
-        "users/huge.json: document is 1048587 bytes; the maximum is 1 MiB (1048576 bytes). Split it or move large data out of the document.",
+        "users/huge.json: document is 1048588 bytes; the maximum is 1 MiB (1048576 bytes). Split it or move large data out of the document.",
         "users/link.json: symbolic link pointing outside the data directory; Hearth never follows it. Replace it with the document itself.",
         "users/list.json: expected a JSON object, found array",
         #"users/wrongtype.json: field "giftsGiven": expected integer, found string "12""#,

@@ -16,7 +16,14 @@ struct CommitSafetyTests {
         let reference = s.path + "/reference"
         try FileManager.default.copyItem(atPath: pristine, toPath: reference)
         let args = ["run", "leaderboard-rebuild", "--now", "2026-11-18T12:00:00Z"]
-        #expect(try HearthProcess.run(args + ["--data", reference]).status == 0)
+        let fault = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"]
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try HearthProcess.run(args + ["--data", reference], environment: fault).status == 0)
+        // Kill anywhere in the last 60% of an uninterrupted run: that covers the commit
+        // (~44 files at 300 µs a step) and the end of the job before it.
+        let full = clock.now - started
+        let fullMicros = UInt32(full.components.seconds * 1_000_000 + full.components.attoseconds / 1_000_000_000_000)
         let after = TreeSnapshot(reference)
         #expect(!after.sameContent(as: before))
 
@@ -25,9 +32,8 @@ struct CommitSafetyTests {
         for i in 0..<iterations {
             let data = s.path + "/run\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: data)
-            // ~44 files per commit at 300 µs a step: the commit takes ~15 ms of a ~60 ms run.
-            let running = try HearthProcess.start(args + ["--data", data], environment: ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"])
-            usleep(UInt32.random(in: 5_000...90_000, using: &rng))
+            let running = try HearthProcess.start(args + ["--data", data], environment: fault)
+            usleep(UInt32.random(in: (fullMicros * 2 / 5)...fullMicros, using: &rng))
             kill(running.process.processIdentifier, SIGKILL)
             running.process.waitUntilExit()
             if running.process.terminationReason == .exit { outcomes.completed += 1 }

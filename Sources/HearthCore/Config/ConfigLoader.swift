@@ -96,10 +96,10 @@ public struct ConfigLoader: Sendable {
                 let w = WebhookConfig(
                     name: name, url: url, secretFile: try t.secretFile("secretFile", warnings: &config.warnings),
                     secretEnv: try t.string("secretEnv"), events: try t.stringArray("events") ?? [])
+                try t.finish()
                 if w.secretFile == nil, w.secretEnv == nil {
                     throw t.missing("secretFile", "a file holding the signing secret (or secretEnv, an environment variable)")
                 }
-                try t.finish()
                 config.webhooks.append(w)
             }
         }

@@ -37,6 +37,7 @@ struct TableReader {
     /// Rejects keys nobody read.
     func finish() throws(ConfigError) {
         for key in table.keys where !used.contains(key) {
+            if Self.inlineSecretKeys.contains(key), let n = table[key] { throw inlineSecret(key, n) }
             let known = used.sorted().joined(separator: ", ")
             throw ConfigError(file: file, line: table[key]?.line, "unknown key \(JSONWriter.quoted(name(key)))\(known.isEmpty ? "" : "; accepted here: \(known)")")
         }
