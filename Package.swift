@@ -35,6 +35,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Sources/HearthCore",
             swiftSettings: upcoming
@@ -57,7 +59,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthCoreTests",
-            dependencies: ["HearthCore"],
+            dependencies: [
+                "HearthCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/HearthCoreTests",
             resources: [.copy("Fixtures")],
             swiftSettings: upcoming

@@ -43,7 +43,7 @@ public struct AchievementUnlock: Job {
         }
     }
 
-    struct Achievement {
+    struct Achievement: Sendable {
         var id: String
         var name: String
         var icon: String
@@ -53,7 +53,7 @@ public struct AchievementUnlock: Job {
         var requirement: Int64?
     }
 
-    struct User {
+    struct User: Sendable {
         var document: Document
         var giftsGiven: Int64
         var totalPointsGifted: Int64
@@ -61,14 +61,14 @@ public struct AchievementUnlock: Job {
     }
 
     /// The counts that do not change during a run, per user.
-    struct Activity {
+    struct Activity: Sendable {
         var trades: [String: Int64] = [:]
         var challenges: [String: Int64] = [:]
         var collaborations: [String: Int64] = [:]
         var streaks: [String: Int64] = [:]
     }
 
-    struct UnlockKey: Hashable {
+    struct UnlockKey: Hashable, Sendable {
         var userID: String
         var achievementID: String
     }
@@ -99,11 +99,28 @@ public struct AchievementUnlock: Job {
         }
         guard !users.isEmpty else { return }
 
+        // Unlocked already (whatever the document id), and the app's locked progress
+        // documents that sit at the id this job writes (completed in place).
         var unlocked = Set<UnlockKey>()
-        for key in try context.decode("userAchievements", { d throws(FieldError) -> UnlockKey? in
-            guard try d.bool("isUnlocked") == true, let u = try d.string("userId"), let a = try d.string("achievementId") else { return nil }
-            return UnlockKey(userID: u, achievementID: a)
-        }) { unlocked.insert(key) }
+        var lockedAtOurID: [String: Document] = [:]
+        for (key, doc) in try context.decode("userAchievements", { d throws(FieldError) -> (UnlockKey?, Document?)? in
+            let u = try d.string("userId")
+            let a = try d.string("achievementId")
+            if try d.bool("isUnlocked") == true {
+                guard let u, let a else { return nil }
+                return (UnlockKey(userID: u, achievementID: a), nil)
+            }
+            return u != nil && a != nil && d.id == "\(u!)_\(a!)" ? (nil, d) : nil
+        }) {
+            if let key { unlocked.insert(key) }
+            if let doc { lockedAtOurID[doc.id] = doc }
+        }
+        // Notifications and XP transactions already at this job's ids (a user achievement
+        // deleted by hand and unlocked again): never written twice.
+        let existing = Existing(
+            notifications: Set(try context.store.documentIDs(in: "notifications").filter { $0.hasPrefix("achievement-") }),
+            xpTransactions: Set(try context.store.documentIDs(in: "xpTransactions").filter { $0.hasPrefix("achievement-") }),
+            userAchievements: lockedAtOurID)
 
         let needed = Set(achievements.map(\.category))
         let activity = try loadActivity(needed, context: context)
@@ -135,7 +152,7 @@ public struct AchievementUnlock: Job {
                 for a in pass {
                     let key = UnlockKey(userID: uid, achievementID: a.id)
                     unlocked.insert(key)
-                    guard try unlock(a, for: uid, ledger: &ledger, now: now, context: context) else { continue }
+                    guard try unlock(a, for: uid, ledger: &ledger, existing: existing, now: now, context: context) else { continue }
                     added.append(a.id)
                     any = true
                 }
@@ -151,21 +168,25 @@ public struct AchievementUnlock: Job {
         }
     }
 
-    /// Writes one unlock; false when it cannot be written (a document it would write is
+    /// What is already there at the ids an unlock writes.
+    struct Existing: Sendable {
+        var notifications: Set<String>
+        var xpTransactions: Set<String>
+        var userAchievements: [String: Document]
+    }
+
+    /// Writes one unlock; false when it cannot be written (its `userAchievements` document is
     /// invalid input), so nothing of it is written.
-    private func unlock(_ a: Achievement, for uid: String, ledger: inout XPLedger, now: JSONValue, context: JobContext) throws -> Bool {
+    private func unlock(_ a: Achievement, for uid: String, ledger: inout XPLedger, existing: Existing, now: JSONValue, context: JobContext) throws -> Bool {
         let uaPath = try DocumentPath("userAchievements", "\(uid)_\(a.id)")
         let notificationID = "achievement-\(a.id)-\(uid)"
         let notificationPath = try DocumentPath("notifications", notificationID)
         let txID = "achievement-\(a.id)-\(uid)"
-        let txPath = try DocumentPath("xpTransactions", txID)
-        let ua = try context.document(uaPath)
-        let existingNotification = try context.document(notificationPath)
-        let existingTx = a.xpReward > 0 ? try context.document(txPath) : nil
-        for p in [uaPath, notificationPath, txPath] where context.isInvalid(p) {
-            context.warn("\(a.id) for \(uid): not unlocked because \(p.relativeFile) is invalid")
+        if context.isInvalid(uaPath) {
+            context.warn("\(a.id) for \(uid): not unlocked because \(uaPath.relativeFile) is invalid")
             return false
         }
+        let ua = existing.userAchievements[uaPath.id]
 
         let fields: [(String, JSONValue)] = [
             ("userId", .string(uid)), ("achievementId", .string(a.id)), ("achievementName", .string(a.name)),
@@ -181,7 +202,7 @@ public struct AchievementUnlock: Job {
         }
 
         // An XP transaction already at the id: that XP was awarded before; not again.
-        if a.xpReward > 0, existingTx == nil {
+        if a.xpReward > 0, !existing.xpTransactions.contains(txID) {
             try ledger.award(a.xpReward, to: uid, source: "achievement_unlocked", sourceID: a.id, description: "Unlocked: \(a.name)",
                              transactionID: txID, context: context)
         }
@@ -189,7 +210,7 @@ public struct AchievementUnlock: Job {
         let title = "Achievement unlocked!"
         let message = "You unlocked \(a.name)"
         let actionURL = "/achievements/\(a.id)"
-        if existingNotification == nil {
+        if !existing.notifications.contains(notificationID) {
             context.create(notificationPath, JSONObject([
                 ("userId", .string(uid)), ("type", .string(Self.notificationType)), ("title", .string(title)), ("message", .string(message)),
                 ("read", false), ("createdAt", now), ("actionUrl", .string(actionURL)),

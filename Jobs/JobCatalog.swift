@@ -8,5 +8,6 @@ public enum JobCatalog {
         XPAward.self,
         AchievementUnlock.self,
         StreakReset.self,
+        GigQualityScore.self,
     ])
 }

@@ -26,7 +26,7 @@ public struct StreakReset: Job {
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {}
 
-    struct Streak {
+    struct Streak: Sendable {
         var document: Document
         var userID: String?
         var lastActivity: Date?
@@ -37,13 +37,13 @@ public struct StreakReset: Job {
     }
 
     /// What happens to one streak on `today` (pure; the rules of SPEC §9.5).
-    enum Outcome: Equatable {
+    public enum Outcome: Sendable, Equatable {
         case nothing
         case frozen(freezeCount: Int64, frozenThrough: LocalDate)
         case reset(longestStreak: Int64)
     }
 
-    static func judge(today: LocalDate, lastActivity: LocalDate, frozenThrough: LocalDate?, freezeCount: Int64, currentStreak: Int64, longestStreak: Int64) -> Outcome {
+    public static func judge(today: LocalDate, lastActivity: LocalDate, frozenThrough: LocalDate?, freezeCount: Int64, currentStreak: Int64, longestStreak: Int64) -> Outcome {
         let covered = max(lastActivity, frozenThrough ?? lastActivity)
         let missed = Int64(today.dayNumber - covered.dayNumber - 1)
         if missed <= 0 { return .nothing }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import HearthCore
 
 /// `weekly-bonus` (SPEC §9.2, campus app): pays `amount` points to every eligible user for
@@ -36,7 +36,7 @@ public struct WeeklyBonus: Job {
     }
 
     /// The ISO week before the one containing `time` in `zone`: its Monday and `YYYY-Www` id.
-    static func weekPaid(at time: Date, in zone: TimeZone) -> (monday: LocalDate, id: String) {
+    public static func weekPaid(at time: Date, in zone: TimeZone) -> (monday: LocalDate, id: String) {
         let today = LocalDate(time, in: zone)
         let monday = today.adding(days: 1 - today.isoWeekday).adding(days: -7)
         return (monday, monday.isoWeekID)

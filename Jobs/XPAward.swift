@@ -40,7 +40,7 @@ public struct XPAward: Job {
     }
 
     /// One award to make, before ordering and de-duplication.
-    struct Candidate {
+    struct Candidate: Sendable {
         var userID: String
         var amount: Int64
         var source: String
@@ -66,8 +66,13 @@ public struct XPAward: Job {
         }
     }
 
+    /// A source document that cannot be awarded, and why.
+    struct SkipWarning: Error, Sendable {
+        var message: String
+    }
+
     /// Identifies an award for "never twice": userId + source + sourceId.
-    struct AwardKey: Hashable {
+    struct AwardKey: Hashable, Sendable {
         var userID: String
         var source: String
         var sourceID: String
@@ -79,6 +84,12 @@ public struct XPAward: Job {
         return try d.timestamp("updatedAt")
     }
 
+    /// A user id field; `""` reads as absent (an open trade's `participantId`).
+    static func userID(_ d: Document, _ field: String) throws(FieldError) -> String? {
+        if try d.string(field)?.isEmpty ?? true { return nil }
+        return try d.documentID(field)
+    }
+
     public func run(_ context: JobContext) async throws {
         var candidates: [Candidate] = []
 
@@ -87,8 +98,8 @@ public struct XPAward: Job {
                 guard try d.string("status") == "completed" else { return nil }
                 let at = try Self.completionTime(d)
                 var users: [String] = []
-                if let c = try d.documentID("creatorId") { users.append(c) }
-                if let p = try d.documentID("participantId"), !users.contains(p) { users.append(p) }
+                if let c = try Self.userID(d, "creatorId") { users.append(c) }
+                if let p = try Self.userID(d, "participantId"), !users.contains(p) { users.append(p) }
                 return users.map { u in
                     Candidate(userID: u, amount: tradeXP, source: Self.tradeSource, sourceID: d.id, description: "Trade completed",
                               transactionID: "\(Self.tradeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 0)
@@ -97,30 +108,34 @@ public struct XPAward: Job {
             candidates += trades.joined()
         }
         if challengeXP > 0 {
-            let challenges = try context.decode("userChallenges") { d throws(FieldError) -> Candidate? in
+            // A completed challenge without its user or challenge id cannot be awarded: warned.
+            let challenges = try context.decode("userChallenges") { d throws(FieldError) -> Result<Candidate, SkipWarning>? in
                 guard try d.string("status") == "completed" else { return nil }
                 let at = try Self.completionTime(d)
                 let challengeID = try d.string("challengeId")
-                guard let u = try d.documentID("userId") else {
-                    context.warn("\(d.path.relativeFile): completed but has no userId; no XP awarded")
-                    return nil
+                guard let u = try Self.userID(d, "userId") else {
+                    return .failure(SkipWarning(message: "\(d.path.relativeFile): completed but has no userId; no XP awarded"))
                 }
                 guard let challengeID, !challengeID.isEmpty else {
-                    context.warn("\(d.path.relativeFile): completed but has no challengeId; no XP awarded")
-                    return nil
+                    return .failure(SkipWarning(message: "\(d.path.relativeFile): completed but has no challengeId; no XP awarded"))
                 }
-                return Candidate(userID: u, amount: challengeXP, source: Self.challengeSource, sourceID: challengeID, description: "Challenge completed",
-                                 transactionID: "\(Self.challengeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 1)
+                return .success(Candidate(userID: u, amount: challengeXP, source: Self.challengeSource, sourceID: challengeID, description: "Challenge completed",
+                                          transactionID: "\(Self.challengeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 1))
             }
-            candidates += challenges
+            for r in challenges {
+                switch r {
+                case .success(let c): candidates.append(c)
+                case .failure(let w): context.warn(w.message)
+                }
+            }
         }
         if collaborationXP > 0 {
             let collaborations = try context.decode("collaborations") { d throws(FieldError) -> [Candidate]? in
                 guard try d.string("status") == "completed" else { return nil }
                 let at = try Self.completionTime(d)
                 var users: [String] = []
-                if let c = try d.documentID("creatorId") { users.append(c) }
-                for (i, p) in (try d.stringArray("participantIds") ?? []).enumerated() where !users.contains(p) {
+                if let c = try Self.userID(d, "creatorId") { users.append(c) }
+                for (i, p) in (try d.stringArray("participantIds") ?? []).enumerated() where !p.isEmpty && !users.contains(p) {
                     guard DocumentPath.isValid(name: p) else {
                         throw FieldError(field: "participantIds[\(i)]", expected: "user id", found: .string(p))
                     }
@@ -138,12 +153,14 @@ public struct XPAward: Job {
         // Everything already awarded, whatever the transaction's id.
         var awarded = Set<AwardKey>()
         var existingIDs = Set<String>()
-        let transactions = try context.decode("xpTransactions") { d throws(FieldError) -> AwardKey? in
-            existingIDs.insert(d.id)
-            guard let u = try d.string("userId"), let s = try d.string("source"), let sid = try d.string("sourceId") else { return nil }
-            return AwardKey(userID: u, source: s, sourceID: sid)
+        let transactions = try context.decode("xpTransactions") { d throws(FieldError) -> (id: String, key: AwardKey?)? in
+            guard let u = try d.string("userId"), let s = try d.string("source"), let sid = try d.string("sourceId") else { return (d.id, nil) }
+            return (d.id, AwardKey(userID: u, source: s, sourceID: sid))
         }
-        awarded.formUnion(transactions)
+        for t in transactions {
+            existingIDs.insert(t.id)
+            if let key = t.key { awarded.insert(key) }
+        }
 
         var ledger = try XPLedger(context: context)
         candidates.sort { a, b in a.userID != b.userID ? a.userID < b.userID : Candidate.ordered(a, b) }

@@ -25,7 +25,7 @@ struct XPLedger {
         var newLevel: Int64
     }
 
-    private struct Account {
+    private struct Account: Sendable {
         /// The document as read; nil when the user has none yet (it is created).
         var document: Document?
         var totalXP: Int64

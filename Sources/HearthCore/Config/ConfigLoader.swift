@@ -197,6 +197,13 @@ public struct ConfigLoader: Sendable {
             p.apnsTeamID = try a.string("teamId")
             p.apnsTopic = try a.string("topic")
             if let e = try a.url("endpoint") { p.apnsEndpoint = e }
+            if let n = try a.integer("priority") {
+                guard n == 5 || n == 10 else {
+                    throw ConfigError(file: a.file, line: a.table["priority"]?.line, "[push.apns] priority: invalid value \(n); accepted: 10 (immediately) or 5 (power-friendly)")
+                }
+                p.apnsPriority = Int(n)
+            }
+            if let d = try a.duration("expiration") { p.apnsExpiration = d }
             try a.finish()
         }
         if var w = try t.table("webhook") {

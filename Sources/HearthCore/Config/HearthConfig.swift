@@ -45,6 +45,10 @@ public struct PushConfig: Sendable, Equatable {
     public var apnsTeamID: String?
     public var apnsTopic: String?
     public var apnsEndpoint = "https://api.push.apple.com"
+    /// `apns-priority`: 10 (send now) or 5 (power-friendly).
+    public var apnsPriority = 10
+    /// How long APNs keeps a push for an offline device (`apns-expiration` = now + this; 0 = once).
+    public var apnsExpiration: Duration = .seconds(86_400)
     public var webhookURL: String?
     public var webhookSecretFile: String?
     public var webhookSecretEnv: String?

@@ -22,6 +22,14 @@ public struct HTTPResponse: Sendable {
         self.httpVersion = httpVersion
     }
 
+    /// For headers whose names are lower-case already (the client's own parsing).
+    init(status: Int, lowercasedHeaders: [(name: String, value: String)], body: [UInt8], httpVersion: String) {
+        self.status = status
+        self.headers = lowercasedHeaders
+        self.body = body
+        self.httpVersion = httpVersion
+    }
+
     /// The value of the first header called `name` (compared case-insensitively), or `nil`.
     public func header(_ name: String) -> String? {
         let wanted = name.lowercased()

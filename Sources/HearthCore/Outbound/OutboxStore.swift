@@ -1,8 +1,28 @@
 public import Foundation
 
-/// The outbox on disk: `.hearth/outbox/pending/<id>.json` holds a message waiting for
-/// delivery (written in the job's atomic commit), with its delivery state.
+/// The outbox on disk, under `.hearth/outbox/`:
+///
+/// - `pending/<name>.json`: a message waiting for delivery (written in the job's atomic
+///   commit), with its delivery state (see ``OutboxEnvelope``);
+/// - `dead/<name>.json`: dead letters (attempts or age exhausted, or a permanent failure);
+///   `hearth outbox retry ID` moves one back;
+/// - `dropped/<name>.json`: messages with nothing to deliver to (no push provider configured, no
+///   webhook subscribed to the event, a user without device tokens), kept for inspection; the
+///   newest ``droppedRetention`` are kept;
+/// - `claims/<name>.lock`: per-message claim locks of the deliverers (see ``OutboxDeliverer``);
+/// - `disabled-endpoints.json`: webhook endpoints disabled by a 410 (see ``DisabledEndpoints``).
+///
+/// `<name>` is ``fileName(_:)`` of the message id. A message is in exactly one folder at any
+/// instant: it moves between folders by `rename`.
 public enum OutboxStore {
+    /// The folders a message can be in.
+    public enum Folder: String, Sendable, CaseIterable {
+        case pending, dead, dropped
+    }
+
+    /// How many dropped messages are kept.
+    public static let droppedRetention = 1000
+
     public static func relativePath(pending id: String) -> String {
         ".hearth/outbox/pending/\(fileName(id)).json"
     }
@@ -29,5 +49,114 @@ public enum OutboxStore {
             ("createdAt", Timestamp.json(createdAt)), ("attempts", .int(0)), ("nextAttemptAt", Timestamp.json(createdAt)),
             ("lastError", .null),
         ])
+    }
+
+    // MARK: Folders
+
+    public static func root(_ data: DataDirectory) -> String { data.stateDirectory + "/outbox" }
+
+    public static func directory(_ folder: Folder, in data: DataDirectory) -> String {
+        root(data) + "/" + folder.rawValue
+    }
+
+    static func claimsDirectory(_ data: DataDirectory) -> String { root(data) + "/claims" }
+
+    /// The file names (`<name>.json`) in a folder, sorted; temporary files are skipped.
+    public static func names(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [String] {
+        let names = try FileIO.list(directory(folder, in: data)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// Whether any message waits in `pending/`.
+    public static func hasPending(_ data: DataDirectory) -> Bool {
+        ((try? names(in: .pending, data: data)) ?? []).isEmpty == false
+    }
+
+    /// The messages in a folder, in file-name order. Unreadable files are skipped.
+    public static func messages(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
+        var out: [OutboxEnvelope] = []
+        for name in try names(in: folder, data: data) {
+            guard let bytes = try FileIO.readSmallFile(directory(folder, in: data) + "/" + name),
+                let envelope = OutboxEnvelope(bytes: bytes)
+            else { continue }
+            out.append(envelope)
+        }
+        return out
+    }
+
+    /// The folder holding message `id`, if any.
+    public static func locate(id: String, data: DataDirectory) -> Folder? {
+        let name = fileName(id) + ".json"
+        return Folder.allCases.first { exists(directory($0, in: data) + "/" + name) }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        do { return try FileIO.lstatPath(path) != nil } catch { return true }
+    }
+
+    /// Writes one message straight into `pending/` (temp file, fsync, rename, directory fsync):
+    /// for messages that are not part of a job's commit, such as `job.failed`.
+    public static func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date, data: DataDirectory) throws(FileIO.Failure) {
+        let dir = directory(.pending, in: data)
+        try FileIO.makeDirectories(dir)
+        try FileIO.writeAtomically(dir + "/" + fileName(message.id) + ".json", JSONWriter.document(envelope(message, job: job, runID: runID, createdAt: createdAt)))
+        try FileIO.fsyncDirectory(dir)
+    }
+
+    /// Moves a file between folders with one `rename` and makes both directories durable.
+    static func move(_ name: String, from: Folder, to: Folder, data: DataDirectory) throws(FileIO.Failure) {
+        let target = directory(to, in: data)
+        try FileIO.makeDirectories(target)
+        let source = directory(from, in: data) + "/" + name
+        guard rename(source, target + "/" + name) == 0 else { throw FileIO.Failure(path: source, operation: "rename to \(to.rawValue)/", errno: errno) }
+        try FileIO.fsyncDirectory(target)
+        try FileIO.fsyncDirectory(directory(from, in: data))
+    }
+
+    /// `hearth outbox retry ID`: moves dead letter `id` back to `pending/`, due now, with its
+    /// attempts reset, its permanently failed targets pending again and `maxAge` counted from
+    /// now. Targets already delivered are not sent again. Returns false when no dead letter has
+    /// that id.
+    @discardableResult
+    public static func retry(id: String, now: Date, data: DataDirectory) throws(FileIO.Failure) -> Bool {
+        let name = fileName(id) + ".json"
+        let dead = directory(.dead, in: data) + "/" + name
+        guard let claim = try OutboxClaim.tryClaim(claimsDirectory(data) + "/" + fileName(id) + ".lock") else {
+            throw FileIO.Failure(path: dead, operation: "retry (another process is handling this message right now; try again)", errno: EBUSY)
+        }
+        defer { claim.release(removingLockFile: false) }
+        guard let bytes = try FileIO.readSmallFile(dead) else { return false }
+        guard var envelope = OutboxEnvelope(bytes: bytes) else {
+            throw FileIO.Failure(path: dead, operation: "parse (the dead letter is not a valid message file; inspect or remove it)", errno: EINVAL)
+        }
+        envelope.attempts = 0
+        envelope.nextAttemptAt = now
+        envelope.retriedAt = now
+        envelope.lastError = nil
+        envelope.reason = nil
+        envelope.finishedAt = nil
+        envelope.targets = envelope.targets.map { t in
+            var t = t
+            if t.state == .failed { t.state = .pending; t.error = nil }
+            return t
+        }
+        try FileIO.writeAtomically(dead, envelope.bytes)
+        try move(name, from: .dead, to: .pending, data: data)
+        return true
+    }
+
+    /// Removes the oldest files of `dropped/` beyond ``droppedRetention``.
+    static func pruneDropped(_ data: DataDirectory, keep: Int = droppedRetention) {
+        let dir = directory(.dropped, in: data)
+        guard let names = try? names(in: .dropped, data: data), names.count > keep else { return }
+        var aged: [(name: String, mtime: Int, nanos: Int)] = []
+        for name in names {
+            guard let st = try? FileIO.lstatPath(dir + "/" + name) else { continue }
+            aged.append((name, st.mtimeSeconds, st.mtimeNanoseconds))
+        }
+        aged.sort { ($0.mtime, $0.nanos, $0.name) < ($1.mtime, $1.nanos, $1.name) }
+        for entry in aged.prefix(max(0, aged.count - keep)) {
+            try? FileIO.remove(dir + "/" + entry.name)
+        }
     }
 }

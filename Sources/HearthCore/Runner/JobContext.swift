@@ -70,7 +70,7 @@ public final class JobContext: Sendable {
         let chunks = (paths.count + chunk - 1) / chunk
         let parts = Mutex<[Int: [DecodeOutcome<T>]]>([:])
         let store = self.store
-        let work = { @Sendable (c: Int) in
+        @Sendable func work(_ c: Int) {
             var out: [DecodeOutcome<T>] = []
             let lo = c * chunk
             for i in lo..<min(lo + chunk, paths.count) {
@@ -87,7 +87,7 @@ public final class JobContext: Sendable {
             }
             parts.withLock { $0[c] = out }
         }
-        if chunks == 1 { work(0) } else if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks, execute: work) }
+        if chunks == 1 { work(0) } else if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks) { work($0) } }
         try Task.checkCancellation()
         var result: [T] = []
         result.reserveCapacity(paths.count)

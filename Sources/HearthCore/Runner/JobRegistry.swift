@@ -17,6 +17,10 @@ public struct JobRegistry: Sendable {
 public struct UnknownJobError: Error, Sendable, CustomStringConvertible {
     public var name: String
     public var known: [String]
+    public init(name: String, known: [String]) {
+        self.name = name
+        self.known = known
+    }
     public var description: String {
         "unknown job \(JSONWriter.quoted(name)); registered jobs: \(known.joined(separator: ", ")) (see `hearth list`)"
     }

@@ -107,7 +107,7 @@ public struct Runner: Sendable {
             }
             let recordOp = Journal.Operation.put(record.relativePath, JSONWriter.document(record.json))
             do {
-                try committer.commit(changeset, id: "\(name)-\(runID)", extra: outbox + [recordOp])
+                try committer.commit(changeset, id: "\(name)-\(runID)", extra: outbox + jobSucceededOperations(record) + [recordOp])
             } catch {
                 lock.release()
                 throw error
@@ -118,6 +118,7 @@ public struct Runner: Sendable {
         }
         record.end = max(clock.now(), record.start)
         if let failure { record.error = Runner.describe(failure) }
+        emitJobFailed(record)
         try history.write(record)
         try? history.prune(job: name)
         return RunOutcome(record: record, plan: plan, error: failure)

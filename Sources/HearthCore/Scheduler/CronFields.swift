@@ -23,7 +23,7 @@ struct CronFields: Sendable, Hashable {
 
     static let allMinutes: UInt64 = (1 << 60) - 1
     static let allHours: UInt32 = (1 << 24) - 1
-    static let allDaysOfMonth: UInt32 = ((1 << 32) - 1) & ~1
+    static let allDaysOfMonth: UInt32 = UInt32.max & ~1
     static let allMonths: UInt16 = ((1 << 13) - 1) & ~1
     static let allDaysOfWeek: UInt8 = (1 << 7) - 1
 

@@ -79,7 +79,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         guard count > 0, Self.supportedSeconds.contains(seconds) else { return [] }
         let base = Int64(seconds.rounded(.down))
         var result: [Date] = []
-        result.reserveCapacity(count)
+        result.reserveCapacity(min(count, 1_024))
         switch rule {
         case .interval(let period):
             var next = (CronCivil.floorDiv(base, period) + 1) * period

@@ -61,7 +61,9 @@ struct RunArguments: ParsableArguments {
             if let error = outcome.error {
                 for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
                 if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
-                return ExitStatus.fail(error)
+                let code = ExitStatus.fail(error)
+                if !dryRun { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+                return code
             }
             switch format {
             case .text:
@@ -70,6 +72,7 @@ struct RunArguments: ParsableArguments {
             case .json: emit(JSONWriter.pretty(outcome.plan.json) + "\n")
             case .markdown: emit(outcome.plan.markdown(limit: limit))
             }
+            if !dryRun { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
             if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
             return .success
         } catch {

@@ -1,0 +1,21 @@
+public import Logging
+import ServiceLifecycle
+import UnixSignals
+
+extension SchedulerDaemon {
+    /// Runs the daemon as the process's main work: in a `ServiceGroup` that turns SIGTERM and
+    /// SIGINT into a graceful stop (see ``SchedulerDaemon``) and SIGHUP into ``reload()``.
+    /// Returns once the daemon has stopped.
+    public nonisolated func runHandlingSignals(logger: Logger) async throws {
+        // Services shut down in reverse order: the SIGHUP listener first, then the daemon.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: self, successTerminationBehavior: .cancelGroup, failureTerminationBehavior: .cancelGroup, serviceName: "scheduler"),
+                .init(service: SighupReloader(daemon: self), successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "sighup-reloader"),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            cancellationSignals: [],
+            logger: logger))
+        try await group.run()
+    }
+}

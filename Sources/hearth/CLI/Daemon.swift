@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import Jobs
+
+extension Hearth {
+    /// `hearth daemon`: the scheduler (SPEC §7).
+    struct Daemon: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the scheduler: every enabled job at the slots of its schedule.",
+            discussion: """
+                Runs until SIGTERM or SIGINT: then no new run starts, running jobs get shutdownGrace \
+                to finish, and are cancelled after it (committing nothing); exit 0. SIGHUP reloads the \
+                configuration (an invalid one is logged and the old one kept). Under systemd \
+                (NOTIFY_SOCKET set) it sends READY=1 and STOPPING=1; see `hearth export systemd`.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            do {
+                let logger = try global.bootstrap()
+                let config = try global.loadConfig(logger: logger)
+                let data = try global.openData(config)
+                let clock = SystemSchedulerClock()
+                let options = global
+                let daemon = try SchedulerDaemon(
+                    config: config, data: data,
+                    runner: RunnerJobRunner(data: data, registry: JobCatalog.registry, clock: clock, logger: logger),
+                    clock: clock, pinger: DaemonHTTP.pinger(config: config, logger: logger), notifier: SystemdNotifier(),
+                    reloadSource: { try options.loadConfig(logger: logger) }, logger: logger)
+                try await daemon.runHandlingSignals(logger: logger)
+            } catch {
+                throw ExitStatus.fail(error)
+            }
+        }
+    }
+}

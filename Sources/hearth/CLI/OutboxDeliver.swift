@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+
+extension Hearth {
+    /// `hearth outbox deliver`: one delivery pass.
+    struct OutboxDeliver: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "deliver",
+            abstract: "Deliver every pending message that is due now, and report the counts.",
+            discussion: "Safe to run while the daemon runs: a message is never sent by two processes at once.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "Output format: text or json.")
+        var format: OutputFormat = .text
+
+        func run() async throws {
+            do {
+                let logger = try global.bootstrap()
+                let config = try global.loadConfig(logger: logger)
+                let data = try global.openData(config)
+                try OutboxSetup.recover(config: config, data: data, logger: logger)
+                let (deliverer, client) = try OutboxSetup.deliverer(config: config, data: data, logger: logger)
+                let report = await deliverer.deliverDue(now: Date())
+                client.shutdown()
+                switch format {
+                case .json: emit(JSONWriter.pretty(.object(report.json)) + "\n")
+                default:
+                    emit(report.summaryLine + "\n")
+                    if let next = report.nextDue { emit("Next attempt due at \(Timestamp.format(next)).\n") }
+                }
+                if !report.errors.isEmpty {
+                    for e in report.errors { emitError("hearth: error: \(e)\n") }
+                    throw ExitCode(ExitStatus.jobFailed)
+                }
+            } catch let exit as ExitCode {
+                throw exit
+            } catch {
+                throw ExitStatus.fail(error)
+            }
+        }
+    }
+}

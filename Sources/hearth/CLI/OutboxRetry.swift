@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+
+extension Hearth {
+    /// `hearth outbox retry ID`: a dead letter back to pending.
+    struct OutboxRetry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "retry",
+            abstract: "Move a dead letter back to pending, due now, with its attempts reset.",
+            discussion: "Targets it already reached are not sent again. Run `hearth outbox deliver` (or let the daemon) to send it.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The message id (see `hearth outbox dead`).")
+        var id: String?
+
+        @Flag(help: "Retry every dead letter.")
+        var all = false
+
+        func run() async throws {
+            do {
+                let logger = try global.bootstrap()
+                guard (id != nil) != all else { throw UsageError("give either a message ID or --all") }
+                let config = try global.loadConfig(logger: logger)
+                let data = try global.openData(config)
+                let ids = all ? try OutboxStore.messages(in: .dead, data: data).map(\.id) : [id!]
+                let now = Date()
+                for id in ids {
+                    if try OutboxStore.retry(id: id, now: now, data: data) {
+                        emit("\(id): moved back to pending; due now.\n")
+                    } else if OutboxStore.locate(id: id, data: data) == .pending {
+                        throw UsageError("\(id) is not a dead letter: it is still pending (see `hearth outbox list`)")
+                    } else {
+                        throw UsageError("no dead letter has the id \(JSONWriter.quoted(id)) (see `hearth outbox dead`)")
+                    }
+                }
+                if ids.isEmpty { emit("No dead letters.\n") }
+            } catch {
+                throw ExitStatus.fail(error)
+            }
+        }
+    }
+}
