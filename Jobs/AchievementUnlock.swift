@@ -32,7 +32,11 @@ public struct AchievementUnlock: Job {
     static let notificationType = "achievement_unlocked"
     static let categories = ["trades", "challenges", "collaborations", "streaks", "xp", "level", "gifts", "points_gifted"]
 
+    /// Which device tokens pushes carry (see ``PushMessages``).
+    let pushProvider: PushConfig.Provider
+
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
+        pushProvider = environment.pushProvider
         guard environment.notificationTypes.contains(Self.notificationType) else {
             let listed = environment.notificationTypes.map { JSONWriter.quoted($0) }.joined(separator: ", ")
             throw JobSetupError(
@@ -58,6 +62,7 @@ public struct AchievementUnlock: Job {
         var giftsGiven: Int64
         var totalPointsGifted: Int64
         var achievements: [String]?
+        var tokens: [String]
     }
 
     /// The counts that do not change during a run, per user.
@@ -93,9 +98,10 @@ public struct AchievementUnlock: Job {
         guard !achievements.isEmpty else { return }
         achievements.sort { $0.id < $1.id }
 
+        let provider = pushProvider
         let users = try context.decode("users") { d throws(FieldError) in
             User(document: d, giftsGiven: try d.int("giftsGiven") ?? 0, totalPointsGifted: try d.int("totalPointsGifted") ?? 0,
-                 achievements: try d.stringArray("achievements"))
+                 achievements: try d.stringArray("achievements"), tokens: PushMessages.deviceTokens(of: d, provider: provider).tokens)
         }
         guard !users.isEmpty else { return }
 
@@ -152,7 +158,7 @@ public struct AchievementUnlock: Job {
                 for a in pass {
                     let key = UnlockKey(userID: uid, achievementID: a.id)
                     unlocked.insert(key)
-                    guard try unlock(a, for: uid, ledger: &ledger, existing: existing, now: now, context: context) else { continue }
+                    guard try unlock(a, for: uid, tokens: user.tokens, ledger: &ledger, existing: existing, now: now, context: context) else { continue }
                     added.append(a.id)
                     any = true
                 }
@@ -177,7 +183,7 @@ public struct AchievementUnlock: Job {
 
     /// Writes one unlock; false when it cannot be written (its `userAchievements` document is
     /// invalid input), so nothing of it is written.
-    private func unlock(_ a: Achievement, for uid: String, ledger: inout XPLedger, existing: Existing, now: JSONValue, context: JobContext) throws -> Bool {
+    private func unlock(_ a: Achievement, for uid: String, tokens: [String], ledger: inout XPLedger, existing: Existing, now: JSONValue, context: JobContext) throws -> Bool {
         let uaPath = try DocumentPath("userAchievements", "\(uid)_\(a.id)")
         let notificationID = "achievement-\(a.id)-\(uid)"
         let notificationPath = try DocumentPath("notifications", notificationID)
@@ -215,10 +221,9 @@ public struct AchievementUnlock: Job {
                 ("userId", .string(uid)), ("type", .string(Self.notificationType)), ("title", .string(title)), ("message", .string(message)),
                 ("read", false), ("createdAt", now), ("actionUrl", .string(actionURL)),
             ]))
-            context.queue(OutboxMessage(id: "push-\(notificationID)", kind: .push, recipient: uid, title: title, payload: JSONObject([
-                ("userId", .string(uid)), ("title", .string(title)), ("body", .string(message)),
-                ("data", .object(JSONObject([("notificationId", .string(notificationID)), ("type", .string(Self.notificationType)), ("actionUrl", .string(actionURL))]))),
-            ])))
+            PushMessages.queue(
+                notificationID: notificationID, userID: uid, tokens: tokens, title: title, body: message, type: Self.notificationType,
+                actionURL: actionURL, createdAt: context.startTime, context: context)
         }
         context.queue(.event("achievement.unlocked", id: "achievement.unlocked-\(a.id)-\(uid)", data: JSONObject([
             ("userId", .string(uid)), ("achievementId", .string(a.id)), ("achievementName", .string(a.name)),

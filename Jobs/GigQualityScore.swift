@@ -31,7 +31,8 @@ public import HearthCore
 /// reasons (the tier follows from the score). Anything else — no HTTP client, connection
 /// failure, timeout, non-2xx status, a malformed body — falls back to the rubric with
 /// `scorer_unavailable` appended, and the run ends with one warning summarizing the
-/// failures. Expired gigs are never sent: they score 0 by rule. A cancelled run (its
+/// failures. After ``breakerThreshold`` (20) failures in a row the remaining gigs are not
+/// sent and fall back at once. Expired gigs are never sent: they score 0 by rule. A cancelled run (its
 /// `timeout`) cancels the requests in flight and commits nothing. A dry run calls the scorer
 /// too (a query, not a delivery), so its plan shows what a real run would write.
 public struct GigQualityScore: Job {
@@ -75,11 +76,11 @@ public struct GigQualityScore: Job {
         let T = context.logicalTime
         let duplicates = Self.duplicateIDs(gigs)
 
-        let inputs = gigs.map { GigQualityRubric.Input(gig: $0, logicalTime: T, isDuplicate: duplicates.contains($0.id)) }
-        var verdicts = inputs.map { Verdict(GigQualityRubric.assess($0)) }
+        let assessments = gigs.map { GigQualityRubric.assess(.init(gig: $0, logicalTime: T, isDuplicate: duplicates.contains($0.id))) }
+        var verdicts = assessments.map(Verdict.init)
 
         if let scorerURL {
-            let sendable = inputs.indices.filter { !verdicts[$0].reasons.contains(GigQualityReason.expired.rawValue) }
+            let sendable = assessments.indices.filter { !assessments[$0].reasons.contains(.expired) }
             let answers = try await askScorer(scorerURL, gigs: sendable.map { gigs[$0] })
             var failures: [(Gig, ScorerFailure)] = []
             for (k, i) in sendable.enumerated() {
@@ -161,6 +162,9 @@ public struct GigQualityScore: Job {
         case transport(String, timedOut: Bool)
         case status(Int)
         case malformed(String)
+        /// Not asked: the scorer had already failed ``GigQualityScore/breakerThreshold``
+        /// times in a row in this run.
+        case notSent
 
         var category: String {
             switch self {
@@ -169,6 +173,7 @@ public struct GigQualityScore: Job {
             case .transport: "connection failed"
             case .status(let s): "HTTP \(s)"
             case .malformed: "malformed answer"
+            case .notSent: "not sent after \(GigQualityScore.breakerThreshold) failures in a row"
             }
         }
 
@@ -178,19 +183,27 @@ public struct GigQualityScore: Job {
             case .transport(let d, _): d
             case .status(let s): "answered HTTP \(s) (expected 2xx)"
             case .malformed(let why): why
+            case .notSent: "not sent: the scorer failed \(GigQualityScore.breakerThreshold) times in a row"
             }
         }
     }
 
-    /// Asks the scorer about each gig, `scorerConcurrency` at a time. Results are in the
-    /// order of `gigs`. Throws only `CancellationError` (the run was cancelled).
+    /// After this many scorer failures in a row, the rest of the run's gigs are not sent (they
+    /// fall back to the rubric at once): a scorer that is down costs at most this many
+    /// timeouts per run instead of one per gig.
+    static let breakerThreshold = 20
+
+    /// Asks the scorer about each gig, `scorerConcurrency` at a time, until it has failed
+    /// ``breakerThreshold`` times in a row. Results are in the order of `gigs`. Throws only
+    /// `CancellationError` (the run was cancelled).
     func askScorer(_ url: String, gigs: [Gig]) async throws -> [Result<Verdict, ScorerFailure>] {
         guard let http else { return gigs.map { _ in .failure(.noTransport) } }
         let requests = gigs.map { Self.request(for: $0, url: url, timeout: scorerTimeout) }
         let limit = scorerConcurrency
         return try await withThrowingTaskGroup(of: (Int, Result<Verdict, ScorerFailure>).self) { group in
-            var out = [Result<Verdict, ScorerFailure>](repeating: .failure(.noTransport), count: requests.count)
+            var out = [Result<Verdict, ScorerFailure>](repeating: .failure(.notSent), count: requests.count)
             var next = 0
+            var failuresInARow = 0
             func launch() {
                 let i = next
                 let request = requests[i]
@@ -210,7 +223,8 @@ public struct GigQualityScore: Job {
             while next < min(limit, requests.count) { launch() }
             while let (i, result) = try await group.next() {
                 out[i] = result
-                if next < requests.count { launch() }
+                if case .success = result { failuresInARow = 0 } else { failuresInARow += 1 }
+                if next < requests.count, failuresInARow < Self.breakerThreshold { launch() }
             }
             try Task.checkCancellation()
             return out

@@ -9,5 +9,6 @@ public enum JobCatalog {
         AchievementUnlock.self,
         StreakReset.self,
         GigQualityScore.self,
+        NotificationFanout.self,
     ])
 }

@@ -65,6 +65,7 @@ struct AchievementUnlockTests {
             {
               "name": "Alice",
               "username": "alice",
+              "fcmTokens": ["fcm-alice-phone-0001"],
               "achievements": []
             }
             """)
@@ -161,6 +162,9 @@ struct AchievementUnlockTests {
             {
               "name": "Alice",
               "username": "alice",
+              "fcmTokens": [
+                "fcm-alice-phone-0001"
+              ],
               "achievements": [
                 "a1-first-trade",
                 "a2-xp-1000",
@@ -189,7 +193,7 @@ struct AchievementUnlockTests {
         #expect(outcome.plan.messages[0] == OutboxMessage(
             id: "push-achievement-a1-first-trade-alice", kind: .push, recipient: "alice", title: "Achievement unlocked!",
             payload: JSONObject([
-                ("userId", "alice"), ("title", "Achievement unlocked!"), ("body", "You unlocked First Trade"),
+                ("userId", "alice"), ("tokens", ["fcm-alice-phone-0001"]), ("title", "Achievement unlocked!"), ("body", "You unlocked First Trade"),
                 ("data", ["notificationId": "achievement-a1-first-trade-alice", "type": "achievement_unlocked", "actionUrl": "/achievements/a1-first-trade"]),
             ])))
         #expect(outcome.plan.messages[1] == .event("achievement.unlocked", id: "achievement.unlocked-a1-first-trade-alice", data: JSONObject([

@@ -42,15 +42,17 @@ struct GigScorerTests {
                 line.append(chunk)
             }
             guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                p.terminate()
+                kill(p.processIdentifier, SIGKILL)
+                p.waitUntilExit()
                 throw ServerFailed()
             }
             process = p
             self.port = port
         }
 
+        /// SIGKILL: the child may have inherited a signal mask that blocks SIGTERM.
         func stop() {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
 
@@ -152,15 +154,28 @@ struct GigScorerTests {
         #expect(try d.object("gigs/a")?["qualityReasons"] == .array(["scorer_unavailable"]))
     }
 
+    @Test func aScorerThatKeepsFailingIsNotAskedAgainThisRun() async throws {
+        let server = try ScorerServer()
+        defer { server.stop() }
+        let d = try TestDataDirectory()
+        defer { d.remove() }
+        for i in 10..<40 { try d.write("gigs/g\(i)", Self.gig("g\(i)")) }
+        let outcome = try await Self.run(d, params: ["scorerUrl": server.base + "/error", "scorerConcurrency": "1"])
+        #expect(outcome.error == nil)
+        #expect(outcome.record.warnings == [
+            "external scorer http://127.0.0.1:\(server.port) failed for 30 of 30 gig(s) (20 HTTP 500, 10 not sent after 20 failures in a row); they were scored by the rubric with scorer_unavailable. First: gigs/g10.json: answered HTTP 500 (expected 2xx)",
+        ])
+        #expect(try await Self.stats(server)["requests"] == .int(20))
+        for i in 10..<40 { #expect(try d.object("gigs/g\(i)")?["qualityReasons"] == .array(["scorer_unavailable"])) }
+    }
+
     @Test func requestsInFlightAreBounded() async throws {
         let server = try ScorerServer()
         defer { server.stop() }
         let d = try TestDataDirectory()
         defer { d.remove() }
         for i in 0..<24 { try d.write("gigs/g\(i)", Self.gig("g\(i)")) }
-        let started = ContinuousClock.now
         let outcome = try await Self.run(d, params: ["scorerUrl": server.base + "/track", "scorerConcurrency": "4"])
-        let elapsed = ContinuousClock.now - started
         #expect(outcome.error == nil)
         #expect(outcome.record.warnings == [])
         let stats = try await Self.stats(server)
@@ -168,8 +183,6 @@ struct GigScorerTests {
         let maxInFlight = try #require(stats["maxInFlight"]?.intValue)
         #expect(maxInFlight <= 4)
         #expect(maxInFlight >= 2)
-        // 24 requests of 0.1 s, 4 at a time: about 0.6 s, not 2.4 s.
-        #expect(elapsed < .seconds(2))
         #expect(try d.object("gigs/g7")?["qualityReasons"] == .array(["ai_unclear_role", "id:g7", .string(Self.keys)]))
     }
 

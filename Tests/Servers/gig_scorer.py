@@ -15,6 +15,8 @@ Routes (POST, body = the gig as JSON):
 GET /stats      {"requests": N, "maxInFlight": M}
 """
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -96,7 +98,19 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128
 
 
+def exit_with_parent(parent):
+    """Exits when the process that started us is gone (a crashed test leaves no server)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
 def main():
+    # A child inherits the signal mask of the thread that spawned it; a test runner may have
+    # blocked SIGTERM there. Unblock everything so `terminate()` works.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    threading.Thread(target=exit_with_parent, args=(os.getppid(),), daemon=True).start()
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     server = Server(("127.0.0.1", port), Handler)
     print(server.server_address[1], flush=True)

@@ -41,6 +41,19 @@ public struct APNsProvider: PushProvider {
         self.providerToken = APNsProviderToken(key: key, keyID: keyID, teamID: teamID, now: now)
     }
 
+    /// Builds the provider from the `.p8` key's PEM text; `source` names where it came from (a
+    /// file or `$VARIABLE`) in the error, which never shows the key.
+    public init(
+        keyPEM: String, source: String, keyID: String, teamID: String, topic: String, endpoint: String = "https://api.push.apple.com",
+        priority: Int = 10, expiration: Duration = .seconds(86_400), http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(PushSetupError) {
+        let key: P256.Signing.PrivateKey
+        do { key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM) } catch {
+            throw PushSetupError("\(source): not a PEM P-256 private key; use the AuthKey_<keyId>.p8 file downloaded from the Apple developer account (Keys, with Apple Push Notifications service enabled)")
+        }
+        self.init(key: key, keyID: keyID, teamID: teamID, topic: topic, endpoint: endpoint, priority: priority, expiration: expiration, http: http, now: now)
+    }
+
     public func send(_ push: PushNotification, to token: String) async -> PushSendResult {
         let body = Array(JSONWriter.compact(.object(APNsProvider.payload(push))).utf8)
         let url = "\(endpoint)/3/device/\(FCMProvider.pathSegment(token))"

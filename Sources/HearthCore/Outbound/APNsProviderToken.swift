@@ -19,7 +19,9 @@ public final class APNsProviderToken: Sendable {
         var issuedAt: Date
     }
 
-    private let key: P256.Signing.PrivateKey
+    /// The key's raw scalar: `P256.Signing.PrivateKey` is not `Sendable`, its bytes are; the key
+    /// is rebuilt for each signature (every 50 minutes).
+    private let keyBytes: [UInt8]
     public let keyID: String
     public let teamID: String
     private let now: @Sendable () -> Date
@@ -27,7 +29,7 @@ public final class APNsProviderToken: Sendable {
     private let mints = Atomic<Int>(0)
 
     public init(key: P256.Signing.PrivateKey, keyID: String, teamID: String, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.key = key
+        self.keyBytes = Array(key.rawRepresentation)
         self.keyID = keyID
         self.teamID = teamID
         self.now = now
@@ -42,6 +44,10 @@ public final class APNsProviderToken: Sendable {
         return try state.withLock { (current: inout Current?) throws(JWT.SigningError) -> String in
             if let c = current, t.timeIntervalSince(c.issuedAt) < Self.maxAge, t >= c.issuedAt { return c.value }
             let iat = Int64(t.timeIntervalSince1970.rounded(.down))
+            let key: P256.Signing.PrivateKey
+            do { key = try P256.Signing.PrivateKey(rawRepresentation: keyBytes) } catch {
+                throw JWT.SigningError(description: "the APNs key cannot be loaded")
+            }
             let value = try JWT.es256(header: [("kid", .string(keyID))], claims: JSONObject([("iss", .string(teamID)), ("iat", .int(iat))]), key: key)
             current = Current(value: value, issuedAt: t)
             mints.add(1, ordering: .relaxed)

@@ -61,7 +61,7 @@ public struct FCMProvider: PushProvider {
             }
             return FCMProvider.classify(
                 status: response.status, body: response.body,
-                retryAfter: RetryAfter.delay(response.header("retry-after"), now: now), token: token, secrets: [access])
+                retryAfter: RetryAfter.delay(response.header("retry-after"), now: now()), token: token, secrets: [access])
         }
     }
 

@@ -1,6 +1,6 @@
 public import Crypto
 public import _CryptoExtras
-public import Foundation
+import Foundation
 
 /// Compact JSON Web Tokens (RFC 7519) signed with RS256 (Google service accounts) or ES256
 /// (APNs provider tokens): `base64url(header).base64url(claims).base64url(signature)`.

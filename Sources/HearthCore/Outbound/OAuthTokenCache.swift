@@ -79,7 +79,7 @@ public actor OAuthTokenCache {
                 lastFailure = (f, now().addingTimeInterval(Double(holdoff.components.seconds) + Double(holdoff.components.attoseconds) / 1e18))
             }
         }
-        return try result.get()
+        return try result.get().value
     }
 
     /// Forgets `token` (FCM answered 401 to it) so the next ``token()`` mints a new one. A token

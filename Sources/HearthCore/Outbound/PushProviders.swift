@@ -1,5 +1,4 @@
 public import Foundation
-import Crypto
 
 /// Builds the configured push provider (`[push] provider`, SPEC §6 and §8), reading its
 /// credentials from their files or environment variables. Errors name the file or variable and
@@ -30,13 +29,9 @@ public enum PushProviders {
             guard let topic = p.apnsTopic, !topic.isEmpty else { throw PushSetupError("[push.apns] topic is required: the app's bundle id, e.g. com.example.campus") }
             let (bytes, source) = try credential(file: p.apnsKeyFile, env: p.apnsKeyEnv, environment: environment,
                                                  keys: ("[push.apns] keyFile", "[push.apns] keyEnv"), inlineMarker: "-----BEGIN")
-            let pem = String(decoding: bytes, as: UTF8.self)
-            let key: P256.Signing.PrivateKey
-            do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
-                throw PushSetupError("\(source): not a PEM P-256 private key; use the AuthKey_<keyId>.p8 file downloaded from the Apple developer account (Keys, with Apple Push Notifications service enabled)")
-            }
-            return APNsProvider(key: key, keyID: keyID, teamID: teamID, topic: topic, endpoint: p.apnsEndpoint,
-                                priority: p.apnsPriority, expiration: p.apnsExpiration, http: http)
+            return try APNsProvider(
+                keyPEM: String(decoding: bytes, as: UTF8.self), source: source, keyID: keyID, teamID: teamID, topic: topic,
+                endpoint: p.apnsEndpoint, priority: p.apnsPriority, expiration: p.apnsExpiration, http: http)
         case .webhook:
             guard let url = p.webhookURL else { throw PushSetupError("[push.webhook] url is required: the https:// URL of the app's push gateway") }
             let secret: WebhookSecret

@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 import Foundation
 
 /// Standard Webhooks signatures (<https://www.standardwebhooks.com>): the receiver recomputes

@@ -22,10 +22,13 @@ public struct JobEnvironment: Sendable {
     public var notificationTypes: [String]
     /// Outbound HTTP (for jobs that call out, e.g. an external scorer).
     public var http: (any HTTPTransport)?
+    /// `[push] provider`: which device tokens a queued push carries (see `PushMessages` in Jobs).
+    public var pushProvider: PushConfig.Provider
 
-    public init(notificationTypes: [String] = [], http: (any HTTPTransport)? = nil) {
+    public init(notificationTypes: [String] = [], http: (any HTTPTransport)? = nil, pushProvider: PushConfig.Provider = .none) {
         self.notificationTypes = notificationTypes
         self.http = http
+        self.pushProvider = pushProvider
     }
 }
 

@@ -187,6 +187,32 @@ public final class JobContext: Sendable {
         state.withLock { $0.changeset.queue(message) }
     }
 
+    // MARK: Hearth's ledger (bookkeeping outside the apps' documents)
+
+    /// `<data>/.hearth` when the store is a data directory (nil for other stores).
+    var stateDirectory: String? { (store as? DataDirectory)?.stateDirectory }
+
+    /// The ledger entries of `namespace` dated within `[from, to]` (by UTC hour), as committed
+    /// by earlier runs of any job (see ``Ledger``).
+    public func ledger(_ namespace: String, from: Date, to: Date) throws -> [String: String] {
+        guard let dir = stateDirectory else { return [:] }
+        return try Ledger.entries(namespace: namespace, from: from, to: to, stateDirectory: dir)
+    }
+
+    /// Records `key → value` in the ledger's `namespace`, dated `date`, in this run's commit
+    /// (written before the run's documents). A dry run records nothing.
+    public func record(_ namespace: String, key: String, value: String, date: Date) {
+        precondition(Ledger.isValidNamespace(namespace), "invalid ledger namespace \(namespace)")
+        state.withLock { $0.changeset.record(Ledger.Record(namespace: namespace, key: key, value: value, date: date)) }
+    }
+
+    /// Deletes, in this run's commit, the ledger files of `namespace` from hours before `date`'s.
+    public func pruneLedger(_ namespace: String, before date: Date) throws {
+        guard let dir = stateDirectory else { return }
+        let files = try Ledger.files(namespace: namespace, before: date, stateDirectory: dir)
+        state.withLock { s in for f in files { s.changeset.deleteLedgerFile(f) } }
+    }
+
     public func warn(_ message: String) {
         state.withLock { $0.warnings.append(message) }
     }

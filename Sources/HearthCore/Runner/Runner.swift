@@ -19,7 +19,7 @@ public struct Runner: Sendable {
         self.data = data
         self.registry = registry
         self.clock = clock
-        self.environment = environment ?? JobEnvironment(notificationTypes: config.notificationTypes)
+        self.environment = environment ?? JobEnvironment(notificationTypes: config.notificationTypes, pushProvider: config.push.provider)
         self.logger = logger
     }
 
@@ -107,7 +107,8 @@ public struct Runner: Sendable {
             }
             let recordOp = Journal.Operation.put(record.relativePath, JSONWriter.document(record.json))
             do {
-                try committer.commit(changeset, id: "\(name)-\(runID)", extra: outbox + jobSucceededOperations(record) + [recordOp])
+                let ledger = Ledger.operations(records: changeset.ledgerRecords, deletes: changeset.ledgerDeletes, job: name, runID: runID)
+                try committer.commit(changeset, id: "\(name)-\(runID)", leading: ledger, extra: outbox + jobSucceededOperations(record) + [recordOp])
             } catch {
                 lock.release()
                 throw error

@@ -7,11 +7,12 @@ extension SchedulerDaemon {
     /// SIGINT into a graceful stop (see ``SchedulerDaemon``) and SIGHUP into ``reload()``.
     /// Returns once the daemon has stopped.
     public nonisolated func runHandlingSignals(logger: Logger) async throws {
+        let reloader = await SighupReloader(daemon: self)
         // Services shut down in reverse order: the SIGHUP listener first, then the daemon.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: self, successTerminationBehavior: .cancelGroup, failureTerminationBehavior: .cancelGroup, serviceName: "scheduler"),
-                .init(service: SighupReloader(daemon: self), successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "sighup-reloader"),
+                .init(service: reloader, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "sighup-reloader"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             cancellationSignals: [],

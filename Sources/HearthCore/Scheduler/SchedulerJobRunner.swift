@@ -29,7 +29,7 @@ public struct RunnerJobRunner: SchedulerJobRunner {
     }
 
     public func run(job: String, options: RunOptions, config: HearthConfig) async throws -> RunRecord {
-        let environment = JobEnvironment(notificationTypes: config.notificationTypes, http: http)
+        let environment = JobEnvironment(notificationTypes: config.notificationTypes, http: http, pushProvider: config.push.provider)
         let runner = Runner(config: config, data: data, registry: registry, clock: clock, environment: environment, logger: logger)
         return try await runner.run(job, options: options).record
     }

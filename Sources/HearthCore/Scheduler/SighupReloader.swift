@@ -4,13 +4,17 @@ import UnixSignals
 /// Reloads the daemon's configuration on every SIGHUP, until the service group shuts down.
 public struct SighupReloader: Service {
     public let daemon: SchedulerDaemon
+    let signals: UnixSignalsSequence
 
-    public init(daemon: SchedulerDaemon) {
+    /// Traps SIGHUP at once (before the daemon reports READY=1), so that a reload requested
+    /// right after start-up is not the default action, which would end the process.
+    public init(daemon: SchedulerDaemon) async {
         self.daemon = daemon
+        self.signals = await UnixSignalsSequence(trapping: .sighup)
     }
 
     public func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+        for await _ in signals.cancelOnGracefulShutdown() {
             await daemon.reload()
         }
     }

@@ -18,6 +18,10 @@ public struct Changeset: Sendable {
     private var index: [DocumentPath: Int] = [:]
     public private(set) var messages: [OutboxMessage] = []
     private var messageIDs: Set<String> = []
+    /// Hearth's own bookkeeping entries (see ``Ledger``), committed before the documents.
+    public private(set) var ledgerRecords: [Ledger.Record] = []
+    /// Ledger files (relative paths) the run prunes.
+    public private(set) var ledgerDeletes: [String] = []
 
     public init() {}
 
@@ -56,6 +60,12 @@ public struct Changeset: Sendable {
     mutating func queue(_ message: OutboxMessage) {
         guard messageIDs.insert(message.id).inserted else { return }
         messages.append(message)
+    }
+
+    mutating func record(_ r: Ledger.Record) { ledgerRecords.append(r) }
+
+    mutating func deleteLedgerFile(_ relativePath: String) {
+        if !ledgerDeletes.contains(relativePath) { ledgerDeletes.append(relativePath) }
     }
 
     public var counts: (created: Int, updated: Int, deleted: Int) {

@@ -55,10 +55,11 @@ public struct Committer: Sendable {
     }
 
     /// Commits: journal, commit point, files, directory syncs, journal removal.
-    /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit.
-    public func commit(_ changeset: Changeset, id: String, extra: [Journal.Operation] = []) throws {
-        var ops: [Journal.Operation] = []
-        ops.reserveCapacity(changeset.entries.count + extra.count)
+    /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit;
+    /// `leading` adds files written before the documents (ledger entries, see ``Ledger``).
+    public func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Journal.Operation] = []) throws {
+        var ops: [Journal.Operation] = leading
+        ops.reserveCapacity(leading.count + changeset.entries.count + extra.count)
         for e in changeset.entries {
             switch e.action {
             case .create, .update: ops.append(.put(e.path.relativeFile, JSONWriter.document(e.after ?? JSONObject())))

@@ -32,6 +32,7 @@ extension Hearth {
                     var o = JSONObject([
                         ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.identifier)),
                         ("enabled", .bool(jc.enabled)), ("summary", .string(d.summary)),
+                        ("reads", .array(d.reads.map { .string($0) })), ("writes", .array(d.writes.map { .string($0) })),
                     ])
                     o["nextRun"] = next.map(Timestamp.json) ?? .null
                     o["lastRun"] = last.map { .object($0.json) } ?? .null

@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 
 /// Renders outbox messages for `hearth outbox list` and `hearth outbox dead`. Device tokens

@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The real `hearth daemon` on a temp data directory: runs on an every-2-seconds schedule
+/// (allowed only because the config says `allowSecondIntervals = true`), reloads on SIGHUP
+/// (keeping its configuration when the new one is invalid), stops on SIGTERM with exit 0, and
+/// talks to systemd's notify socket.
+@Suite("Daemon end to end", .enabled(if: HearthProcess.available, "the hearth binary is not built"))
+struct DaemonEndToEndTests {
+    struct Record {
+        var logicalTime: Date
+        var trigger: String
+        var status: String
+    }
+
+    static func config(schedule: String, disabling others: [String]) -> String {
+        var text = """
+            dataDir = "data"
+            shutdownGrace = "5s"
+            [scheduler]
+            allowSecondIntervals = true
+            [jobs.leaderboard-rebuild]
+            schedule = "\(schedule)"
+
+            """
+        for name in others { text += "[jobs.\(name)]\nenabled = false\n" }
+        return text
+    }
+
+    static func records(_ dir: Scratch) throws -> [Record] {
+        let r = try HearthProcess.run(["history", "leaderboard-rebuild", "--config", "hearth.toml", "--limit", "1000", "--format", "json"], in: dir.path)
+        guard r.status == 0, let array = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] else { return [] }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return array.compactMap { o in
+            guard let t = (o["logicalTime"] as? String).flatMap(formatter.date(from:)) else { return nil }
+            return Record(logicalTime: t, trigger: o["trigger"] as? String ?? "", status: o["status"] as? String ?? "")
+        }.sorted { $0.logicalTime < $1.logicalTime }
+    }
+
+    /// Polls until `condition` holds for the records (at most `timeout`).
+    static func waitForRecords(_ dir: Scratch, timeout: TimeInterval, _ condition: ([Record]) -> Bool) async throws -> [Record] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let r = try records(dir)
+            if condition(r) || Date() > deadline { return r }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    static func waitForDatagram(_ listener: NotifySocketListener, _ wanted: String, seen: inout [String], timeout: TimeInterval = 10) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            seen += listener.received()
+            if seen.contains(where: { $0.split(separator: "\n").contains(Substring(wanted)) }) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test func theDaemonRunsTheScheduleReloadsOnSIGHUPAndStopsOnSIGTERM() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let seed = try HearthProcess.run(["seed", "--out", "data", "--users", "20"], in: dir.path)
+        try #require(seed.status == 0, "\(seed.stderr)")
+        let list = try HearthProcess.run(["list", "--data", "data", "--format", "json"], in: dir.path)
+        let jobs = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.compactMap { $0["job"] as? String } ?? []
+        let others = jobs.filter { $0 != "leaderboard-rebuild" }
+        try #require(jobs.contains("leaderboard-rebuild"))
+        try dir.write("hearth.toml", Self.config(schedule: "every 2 seconds", disabling: others))
+
+        let listener = try NotifySocketListener()
+        defer { listener.close() }
+        let daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path, environment: ["NOTIFY_SOCKET": listener.path])
+        var notifications: [String] = []
+        let stderr = StderrCollector(daemon.stderrPipe)
+        #expect(try await Self.waitForDatagram(listener, "READY=1", seen: &notifications), "no READY=1; stderr: \(stderr.text)")
+
+        // Runs every 2 s, each with its slot (a whole multiple of 2 s) as logical time.
+        let first = try await Self.waitForRecords(dir, timeout: 10) { $0.count >= 2 }
+        #expect(first.count >= 2, "stderr: \(stderr.text)")
+        for r in first {
+            #expect(r.trigger == "schedule")
+            #expect(r.status == "succeeded")
+            #expect(r.logicalTime.timeIntervalSince1970.truncatingRemainder(dividingBy: 2) == 0)
+        }
+
+        // An invalid configuration is refused and the old one kept.
+        try dir.write("hearth.toml", Self.config(schedule: "every 2 fortnights", disabling: others))
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await stderr.waitFor("configuration reload failed")
+        #expect(stderr.text.contains("every 2 fortnights"))
+        #expect(daemon.process.isRunning)
+
+        // A valid one applies from now: every 3 s.
+        try dir.write("hearth.toml", Self.config(schedule: "every 3 seconds", disabling: others))
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await stderr.waitFor("configuration reloaded")
+        let reloadedAt = Date()
+        let after = try await Self.waitForRecords(dir, timeout: 12) { rs in rs.filter { $0.logicalTime > reloadedAt }.count >= 2 }
+        let afterReload = after.filter { $0.logicalTime > reloadedAt }
+        #expect(afterReload.count >= 2, "stderr: \(stderr.text)")
+        for r in afterReload { #expect(r.logicalTime.timeIntervalSince1970.truncatingRemainder(dividingBy: 3) == 0) }
+
+        kill(daemon.process.processIdentifier, SIGTERM)
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0, "stderr: \(stderr.text)")
+        #expect(stderr.text.contains("scheduler stopped"))
+        #expect(try await Self.waitForDatagram(listener, "STOPPING=1", seen: &notifications, timeout: 1))
+        #expect(notifications.contains { $0.hasPrefix("RELOADING=1") })
+
+        // Every record is a scheduled, successful run; nothing ran twice for one slot.
+        let all = try Self.records(dir)
+        #expect(Set(all.map(\.status)) == ["succeeded"])
+        #expect(Set(all.map(\.logicalTime)).count == all.count)
+        let state = dir.read("data/.hearth/scheduler/leaderboard-rebuild.json") ?? ""
+        #expect(state.contains("\"schedule\": \"every 3 seconds\""))
+    }
+}

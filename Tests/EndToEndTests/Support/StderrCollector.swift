@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// Reads a child's stderr on a background thread so the test can wait for a line.
+final class StderrCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                buffer.append(chunk)
+                lock.unlock()
+            }
+        }.start()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    func waitFor(_ needle: String, timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !text.contains(needle) {
+            if Date() > deadline {
+                Issue.record("timed out waiting for \"\(needle)\" on stderr:\n\(text)", sourceLocation: sourceLocation)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

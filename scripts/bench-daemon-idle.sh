@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Idle cost of `hearth daemon` (SPEC §7 "Idle cost"; a benchmark, not a test).
+#
+# Builds the release binary, starts the daemon on a small seeded data directory with every job
+# enabled on a schedule about a year away (so nothing runs while we measure), then reports
+# over DURATION seconds (default 60):
+#   - CPU time used (utime + stime from /proc/PID/stat),
+#   - context switches of all its threads (how often it woke up at all),
+#   - resident memory (VmRSS, and the peak VmHWM, from /proc/PID/status).
+# Finally it stops the daemon with SIGTERM and checks that it exits 0.
+#
+# Usage: scripts/bench-daemon-idle.sh            (DURATION=10 scripts/bench-daemon-idle.sh for a quick look)
+#        SCRATCH=.build-other scripts/bench-daemon-idle.sh   (build directory, default .build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-60}
+SCRATCH=${SCRATCH:-.build}
+
+swift build -c release --product hearth --scratch-path "$SCRATCH" >&2
+BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/hearth"
+
+WORK=$(mktemp -d)
+PID=
+cleanup() {
+    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill -KILL "$PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+"$BIN" seed --out "$WORK/data" --users 100 >/dev/null
+# A slot two days ago at noon UTC: the next one is about a year away.
+read -r DAY MONTH < <(date -u -d '2 days ago' '+%-d %-m')
+SCHEDULE="0 12 $DAY $MONTH *"
+{
+    echo 'dataDir = "data"'
+    "$BIN" list --data "$WORK/data" --format json \
+        | python3 -c 'import json,sys; [print(j["job"]) for j in json.load(sys.stdin)]' \
+        | while read -r job; do printf '[jobs.%s]\nschedule = "%s"\n' "$job" "$SCHEDULE"; done
+} > "$WORK/hearth.toml"
+
+"$BIN" daemon --config "$WORK/hearth.toml" 2> "$WORK/daemon.log" &
+PID=$!
+sleep 2  # start-up (loading the config, the first scheduler state files)
+kill -0 "$PID" || { cat "$WORK/daemon.log" >&2; exit 1; }
+
+TICKS=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
+switches() { cat /proc/"$PID"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
+status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status"; }
+
+CPU0=$(cpu_ticks); SW0=$(switches)
+sleep "$DURATION"
+CPU1=$(cpu_ticks); SW1=$(switches)
+RSS=$(status_kb VmRSS); HWM=$(status_kb VmHWM)
+THREADS=$(ls /proc/"$PID"/task | wc -l)
+
+kill -TERM "$PID"
+set +e
+wait "$PID"; CODE=$?
+set -e
+PID=
+
+JOBS=$(grep -c '^\[jobs' "$WORK/hearth.toml")
+echo "hearth daemon idle: $JOBS jobs on \"$SCHEDULE\" (UTC, next run about a year away), measured over $DURATION s"
+awk -v c0="$CPU0" -v c1="$CPU1" -v t="$TICKS" -v d="$DURATION" -v s0="$SW0" -v s1="$SW1" -v rss="$RSS" -v hwm="$HWM" -v th="$THREADS" -v code="$CODE" 'BEGIN {
+    cpu = (c1 - c0) / t
+    printf "  CPU time:          %.2f s (%.3f %% of one core; clock tick 1/%d s)\n", cpu, 100 * cpu / d, t
+    printf "  context switches:  %d (all %d threads)\n", s1 - s0, th
+    printf "  resident memory:   %.1f MB (peak %.1f MB)\n", rss / 1024, hwm / 1024
+    printf "  SIGTERM:           exit %d\n", code
+}'
+[ "$CODE" -eq 0 ]

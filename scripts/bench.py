@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Hearth benchmark (SPEC §11): every job, dry and real, over `hearth seed` data directories
+at 1k, 10k and 100k users, with wall time, documents/s, peak RSS and the read floor (the time
+to merely read the bytes of the collections the job reads, same reader, no parsing).
+
+    scripts/bench.py [--sizes 1000,10000,100000] [--bin .build/release/hearth] [--work .bench-data]
+
+Prints a Markdown table and writes bench-results.json. Data directories are seeded once and
+reused (delete --work to reseed); real runs change them, as production runs would.
+"""
+import argparse, json, os, shutil, subprocess, sys, time
+
+def timed(cmd):
+    """Runs cmd under /usr/bin/time; returns (wall seconds, peak RSS MiB, stdout)."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, capture_output=True, text=True)
+    last = r.stderr.strip().splitlines()[-1]
+    wall, rss_kb = last.split()
+    if r.returncode not in (0, 2):
+        sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr}")
+    return float(wall), int(rss_kb) / 1024, r.stdout
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--bin", default=".build/release/hearth")
+    ap.add_argument("--work", default=".bench-data")
+    ap.add_argument("--now", default="2026-11-18T12:00:00Z")
+    ap.add_argument("--jobs", default="")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    results = []
+    for size in [int(s) for s in a.sizes.split(",")]:
+        data = os.path.join(a.work, f"users-{size}")
+        if not os.path.isdir(os.path.join(data, "users")):
+            shutil.rmtree(data, ignore_errors=True)
+            t0 = time.time()
+            subprocess.run([a.bin, "seed", "--out", data, "--users", str(size), "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
+            print(f"seeded {size} users in {time.time() - t0:.1f}s", file=sys.stderr)
+        jobs = json.loads(subprocess.run([a.bin, "list", "--data", data, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+        wanted = [j for j in jobs if not a.jobs or j["job"] in a.jobs.split(",")]
+        for job in wanted:
+            name = job["job"]
+            reads = ",".join(job.get("reads", []))
+            subprocess.run([a.bin, "read-floor", data, "--collections", reads], capture_output=True)  # warm the page cache
+            floor = json.loads(subprocess.run([a.bin, "read-floor", data, "--collections", reads], capture_output=True, text=True, check=True).stdout)
+            row = {"users": size, "job": name, "floorSeconds": floor["seconds"], "files": floor["files"]}
+            for mode in ("dry", "real"):
+                cmd = [a.bin, "plan" if mode == "dry" else "run", name, "--data", data, "--now", a.now, "--format", "json", "--log-level", "error"]
+                wall, rss, out = timed(cmd)
+                hist = json.loads(subprocess.run([a.bin, "history", name, "--data", data, "--limit", "1", "--format", "json"], capture_output=True, text=True, check=True).stdout)
+                docs = hist[0]["counts"]["documentsRead"] if hist else 0
+                summary = json.loads(out)["summary"]["line"] if out.strip().startswith("{") else ""
+                row[mode] = {"seconds": wall, "peakRSSMiB": round(rss, 1), "documentsRead": docs,
+                             "documentsPerSecond": round(docs / wall) if wall > 0 else None, "summary": summary}
+            row["realOverFloor"] = round(row["real"]["seconds"] / floor["seconds"], 2) if floor["seconds"] > 0 else None
+            results.append(row)
+            print(f"{size:>7} {name:<22} floor {floor['seconds']:.2f}s  dry {row['dry']['seconds']:.2f}s  real {row['real']['seconds']:.2f}s  "
+                  f"rss {row['real']['peakRSSMiB']} MiB", file=sys.stderr)
+    with open("bench-results.json", "w") as f:
+        json.dump(results, f, indent=2)
+    print("| users | job | docs read | floor (s) | dry (s) | real (s) | real / floor | docs/s (real) | peak RSS dry / real (MiB) |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['users']:,} | {r['job']} | {r['real']['documentsRead']:,} | {r['floorSeconds']:.2f} | {r['dry']['seconds']:.2f} | "
+              f"{r['real']['seconds']:.2f} | {r['realOverFloor']} | {r['real']['documentsPerSecond'] or 0:,} | {r['dry']['peakRSSMiB']} / {r['real']['peakRSSMiB']} |")
+
+if __name__ == "__main__":
+    main()
