@@ -355,12 +355,26 @@ enum GigText {
         return f
     }
 
+    /// `s` without leading and trailing Unicode whitespace.
     static func trimmed(_ s: String) -> String {
-        s.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scalars = s.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }),
+            let last = scalars.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return s }
+        return String(scalars[first...last])
     }
 
     static func isBlank(_ s: String) -> Bool {
-        s.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+        s.unicodeScalars.allSatisfy(isWhitespace)
+    }
+
+    /// Unicode `White_Space`, with a fast path for ASCII (the Unicode property lookup
+    /// dominated the profile of 10,000 gigs).
+    @inline(__always)
+    static func isWhitespace(_ u: Unicode.Scalar) -> Bool {
+        if u.value < 0x80 { return u.value == 0x20 || (u.value >= 0x09 && u.value <= 0x0D) }
+        return u.properties.isWhitespace
     }
 
     /// Words: maximal runs of non-whitespace scalars.
@@ -368,7 +382,7 @@ enum GigText {
         var count = 0
         var inWord = false
         for u in s.unicodeScalars {
-            if u.properties.isWhitespace {
+            if isWhitespace(u) {
                 inWord = false
             } else if !inWord {
                 inWord = true
@@ -423,9 +437,9 @@ enum GigText {
 
     static func isPhoneSeparator(_ u: Unicode.Scalar) -> Bool {
         switch u {
-        case ".", "-", "(", ")": return true
+        case ".", "-", "(", ")", " ", "\t": return true
         case "\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}": return false
-        default: return u.properties.isWhitespace
+        default: return isWhitespace(u)
         }
     }
 

@@ -5,8 +5,9 @@
 # enabled on a schedule about a year away (so nothing runs while we measure), then reports
 # over DURATION seconds (default 60):
 #   - CPU time used (utime + stime from /proc/PID/stat),
-#   - context switches of all its threads (how often it woke up at all),
-#   - resident memory (VmRSS, and the peak VmHWM, from /proc/PID/status).
+#   - context switches of its threads (how often it woke up at all),
+#   - resident memory (VmRSS, and the peak VmHWM, from /proc/PID/status), and PSS from
+#     /proc/PID/smaps_rollup (shared library pages counted in proportion to their sharers).
 # Finally it stops the daemon with SIGTERM and checks that it exits 0.
 #
 # Usage: scripts/bench-daemon-idle.sh            (DURATION=10 scripts/bench-daemon-idle.sh for a quick look)
@@ -45,13 +46,21 @@ kill -0 "$PID" || { cat "$WORK/daemon.log" >&2; exit 1; }
 
 TICKS=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
-switches() { cat /proc/"$PID"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
+# Per thread: "TID switches" (voluntary + involuntary context switches so far).
+switches() {
+    for t in /proc/"$PID"/task/*; do
+        echo "${t##*/} $(awk '/ctxt_switches/ { n += $2 } END { print n }' "$t/status" 2>/dev/null)"
+    done
+}
 status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status"; }
 
-CPU0=$(cpu_ticks); SW0=$(switches)
+CPU0=$(cpu_ticks); switches > "$WORK/sw0"
 sleep "$DURATION"
-CPU1=$(cpu_ticks); SW1=$(switches)
-RSS=$(status_kb VmRSS); HWM=$(status_kb VmHWM)
+CPU1=$(cpu_ticks); switches > "$WORK/sw1"
+# Wake-ups over the window, summed over the threads alive at both ends.
+WAKEUPS=$(awk 'NR == FNR { before[$1] = $2; next } ($1 in before) { n += $2 - before[$1] } END { print n + 0 }' "$WORK/sw0" "$WORK/sw1")
+RSS=$(status_kb VmRSS); HWM=$(status_kb VmHWM); ANON=$(status_kb RssAnon); FILE=$(status_kb RssFile)
+PSS=$(awk '$1 == "Pss:" { print $2 }' "/proc/$PID/smaps_rollup")
 THREADS=$(ls /proc/"$PID"/task | wc -l)
 
 kill -TERM "$PID"
@@ -62,11 +71,12 @@ PID=
 
 JOBS=$(grep -c '^\[jobs' "$WORK/hearth.toml")
 echo "hearth daemon idle: $JOBS jobs on \"$SCHEDULE\" (UTC, next run about a year away), measured over $DURATION s"
-awk -v c0="$CPU0" -v c1="$CPU1" -v t="$TICKS" -v d="$DURATION" -v s0="$SW0" -v s1="$SW1" -v rss="$RSS" -v hwm="$HWM" -v th="$THREADS" -v code="$CODE" 'BEGIN {
+awk -v c0="$CPU0" -v c1="$CPU1" -v t="$TICKS" -v d="$DURATION" -v wakeups="$WAKEUPS" -v rss="$RSS" -v hwm="$HWM" -v anon="$ANON" -v file="$FILE" -v pss="$PSS" -v th="$THREADS" -v code="$CODE" 'BEGIN {
     cpu = (c1 - c0) / t
     printf "  CPU time:          %.2f s (%.3f %% of one core; clock tick 1/%d s)\n", cpu, 100 * cpu / d, t
-    printf "  context switches:  %d (all %d threads)\n", s1 - s0, th
-    printf "  resident memory:   %.1f MB (peak %.1f MB)\n", rss / 1024, hwm / 1024
+    printf "  context switches:  %d (over its %d threads)\n", wakeups, th
+    printf "  resident memory:   %.1f MB VmRSS (peak %.1f MB): %.1f MB anonymous + %.1f MB mapped files (binary, shared libraries)\n", rss / 1024, hwm / 1024, anon / 1024, file / 1024
+    printf "  proportional:      %.1f MB PSS (shared library pages divided among the processes using them)\n", pss / 1024
     printf "  SIGTERM:           exit %d\n", code
 }'
 [ "$CODE" -eq 0 ]

@@ -9,13 +9,16 @@
 #    FCM's `/v1/projects/hearth-test/messages:send` (a static 200 answer: it validates nothing,
 #    which is fine for throughput; the fake in Tests/Servers/fake_fcm.py does the checking).
 # 2. Writes N users (one FCM token each) and N unread notifications into a fresh data directory.
-# 3. Times `hearth run notification-fanout`: reads everything, queues N pushes and commits them
+# 3. Times `hearth bench-push` (hidden): the same N pushes straight through the FCM provider and
+#    the libcurl client, 100 in flight, without the outbox — the provider's own ceiling.
+# 4. Times `hearth plan notification-fanout` (the job alone: reads, decides, reports), then
+#    `hearth run notification-fanout`: reads everything, queues N pushes and commits them
 #    to .hearth/outbox/pending/ in one atomic commit (the delivery right after the run cannot
 #    start: $BENCH_FCM_SA, the service account variable, is unset during this phase).
-# 4. Times `hearth outbox deliver` with the variable set: the OAuth mint, N `messages:send`
+# 5. Times `hearth outbox deliver` with the variable set: the OAuth mint, N `messages:send`
 #    requests (100 in flight over HTTP/2, [outbox] concurrency), and for each message the claim,
 #    the state bookkeeping and the removal from pending/.
-# Prints wall time, pushes per second and peak RSS (/usr/bin/time -v) for both phases.
+# Prints wall time, pushes per second and peak RSS (/usr/bin/time -v) for each phase.
 #
 # Environment: BIN=path/to/hearth (skip the build), SCRATCH=.build (SwiftPM scratch path),
 # KEEP=1 (keep the work directory).
@@ -100,11 +103,13 @@ PY
 }
 
 echo "hearth push benchmark: $N pushes, $(nproc) cores, nghttpd on 127.0.0.1:$PORT (HTTP/2 + TLS)"
-env -u BENCH_FCM_SA "$BIN" --config "$WORK/hearth.toml" plan notification-fanout --now "$NOW" --format json > "$WORK/plan.json"
-measure "run notification-fanout (queue)" "$N" env -u BENCH_FCM_SA "$BIN" --config "$WORK/hearth.toml" run notification-fanout --now "$NOW" --limit 3
+measure "FCM provider alone (no outbox)" "$N" "$BIN" bench-push --service-account "$WORK/creds/service-account.json" \
+  --endpoint "https://localhost:$PORT" --token-uri "https://localhost:$PORT/token" --ca-file "$WORK/ca/ca.pem" --count "$N" --concurrency 100
+measure "plan notification-fanout (dry)" "$N" env -u BENCH_FCM_SA "$BIN" plan notification-fanout --config "$WORK/hearth.toml" --now "$NOW" --limit 3
+measure "run notification-fanout (queue)" "$N" env -u BENCH_FCM_SA "$BIN" run notification-fanout --config "$WORK/hearth.toml" --now "$NOW" --limit 3
 pending=$(find "$WORK/data/.hearth/outbox/pending" -name '*.json' | wc -l)
 [ "$pending" = "$N" ] || { echo "expected $N pending messages, found $pending" >&2; exit 1; }
-measure "outbox deliver (FCM)" "$N" env BENCH_FCM_SA="$WORK/creds/service-account.json" "$BIN" --config "$WORK/hearth.toml" outbox deliver
+measure "outbox deliver (FCM)" "$N" env BENCH_FCM_SA="$WORK/creds/service-account.json" "$BIN" outbox deliver --config "$WORK/hearth.toml"
 cat "$WORK/out.txt"
 left=$(find "$WORK/data/.hearth/outbox/pending" -name '*.json' | wc -l)
 [ "$left" = "0" ] || { echo "$left messages still pending" >&2; exit 1; }

@@ -11,6 +11,6 @@ struct Hearth: AsyncParsableCommand {
             error; 65 invalid input documents; 75 temporary failure (lock busy, conflicts); \
             78 configuration error.
             """,
-        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Next.self, Backfill.self, History.self, Check.self, Export.self, Seed.self, Recover.self, ReadFloor.self, Outbox.self]
+        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Next.self, Backfill.self, History.self, Check.self, Export.self, Seed.self, Recover.self, ReadFloor.self, Outbox.self, BenchPush.self]
     )
 }

@@ -59,6 +59,22 @@ struct DaemonEndToEndTests {
         return false
     }
 
+    /// Waits for `process` to exit; after `timeout` kills it (so a hung daemon fails the test
+    /// instead of hanging the suite) and returns false.
+    static func waitForExit(_ process: Process, timeout: TimeInterval) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return false
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.waitUntilExit()
+        return true
+    }
+
     @Test func theDaemonRunsTheScheduleReloadsOnSIGHUPAndStopsOnSIGTERM() async throws {
         let dir = try Scratch()
         defer { dir.remove() }
@@ -73,6 +89,7 @@ struct DaemonEndToEndTests {
         let listener = try NotifySocketListener()
         defer { listener.close() }
         let daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path, environment: ["NOTIFY_SOCKET": listener.path])
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
         var notifications: [String] = []
         let stderr = StderrCollector(daemon.stderrPipe)
         #expect(try await Self.waitForDatagram(listener, "READY=1", seen: &notifications), "no READY=1; stderr: \(stderr.text)")
@@ -104,7 +121,8 @@ struct DaemonEndToEndTests {
         for r in afterReload { #expect(r.logicalTime.timeIntervalSince1970.truncatingRemainder(dividingBy: 3) == 0) }
 
         kill(daemon.process.processIdentifier, SIGTERM)
-        daemon.process.waitUntilExit()
+        let exited = try await Self.waitForExit(daemon.process, timeout: 15)
+        #expect(exited, "no exit within 15 s of SIGTERM (killed); stderr: \(stderr.text)")
         #expect(daemon.process.terminationStatus == 0, "stderr: \(stderr.text)")
         #expect(stderr.text.contains("scheduler stopped"))
         #expect(try await Self.waitForDatagram(listener, "STOPPING=1", seen: &notifications, timeout: 1))

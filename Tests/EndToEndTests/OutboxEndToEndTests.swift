@@ -19,6 +19,33 @@ struct OutboxEndToEndTests {
         """
     }
 
+    /// Runs `hearth` with stdout and stderr going to files: a debug-level log can exceed a
+    /// pipe's buffer, and `HearthProcess.run` drains stdout before stderr.
+    static func runCapturingToFiles(_ args: [String], in directory: String) throws -> HearthProcess.Result {
+        let base = directory + "/hearth-output-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: base + ".out")
+            try? FileManager.default.removeItem(atPath: base + ".err")
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: HearthProcess.binary)
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        env["HEARTH_CONFIG"] = nil
+        p.environment = env
+        p.currentDirectoryURL = URL(fileURLWithPath: directory)
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle(forWritingAtPath: base + ".out")
+        p.standardError = FileHandle(forWritingAtPath: base + ".err")
+        try p.run()
+        p.waitUntilExit()
+        let out = FileManager.default.contents(atPath: base + ".out") ?? Data()
+        let err = FileManager.default.contents(atPath: base + ".err") ?? Data()
+        return HearthProcess.Result(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
     /// SIGKILL `hearth outbox deliver` while its requests are in flight: every message is still
     /// pending afterwards, and the next `outbox deliver` sends each one (at least once).
     @Test func aSigkillDuringDeliveryLosesNothingAndTheNextDeliverSendsIt() async throws {
@@ -78,7 +105,7 @@ struct OutboxEndToEndTests {
         try s.write("push.secret", pushSecret + "\n")
         chmod(s.path + "/hook.secret", 0o600)
         chmod(s.path + "/push.secret", 0o600)
-        #expect(try HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "60", "--seed", "7"]).status == 0)
+        #expect(try HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "40", "--seed", "7"]).status == 0)
         let config = Self.config(
             dataDir: "d", webhookURL: receiver.url("/ok/ops?key=URLSECRET"),
             extra: """
@@ -104,7 +131,7 @@ struct OutboxEndToEndTests {
 
         var outputs: [String] = []
         func hearth(_ args: [String]) throws -> HearthProcess.Result {
-            let r = try HearthProcess.run(args + cfg, in: s.path)
+            let r = try Self.runCapturingToFiles(args + cfg, in: s.path)
             outputs += [r.stdout, r.stderr]
             return r
         }
@@ -132,7 +159,8 @@ struct OutboxEndToEndTests {
             return
         }
         #expect(!deadLetters.isEmpty)
-        let retried = try hearth(["outbox", "retry", "--all"])
+        let firstDead = try #require(deadLetters.first?.objectValue?["id"]?.stringValue)
+        let retried = try hearth(["outbox", "retry", firstDead])
         #expect(retried.status == 0)
         #expect(retried.stdout.contains("moved back to pending; due now."))
 

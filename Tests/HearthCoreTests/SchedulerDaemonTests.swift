@@ -15,7 +15,8 @@ struct SchedulerDaemonTests {
 
     /// A configuration with the probe job only.
     static func config(
-        _ dir: String, schedule: String = "*/15 * * * *", scenario: String? = nil, policy: (inout JobPolicy) -> Void = { _ in }
+        _ dir: String, schedule: String = "*/15 * * * *", scenario: String? = nil, pingURL: String? = nil,
+        policy: (inout JobPolicy) -> Void = { _ in }
     ) -> HearthConfig {
         var c = HearthConfig(dataDir: dir)
         c.lockTimeout = .seconds(2)
@@ -23,7 +24,8 @@ struct SchedulerDaemonTests {
         p.retries = 0
         policy(&p)
         c.jobs["probe"] = JobConfig(
-            name: "probe", schedule: schedule, timeZone: utc, policy: p, params: scenario.map { ["scenario": .string($0)] } ?? [:])
+            name: "probe", schedule: schedule, timeZone: utc, policy: p, params: scenario.map { ["scenario": .string($0)] } ?? [:],
+            pingURL: pingURL)
         return c
     }
 
@@ -365,6 +367,67 @@ struct SchedulerDaemonTests {
         #expect(record.status == .failed)
         #expect(record.error?.contains("pid=4242 job=probe") == true)
         #expect(Self.markIDs(h.dir).isEmpty)
+        try await h.stop()
+    }
+
+    // MARK: - Outbox
+
+    @Test func theOutboxIsDeliveredAtStartAfterRunsThatQueueMessagesAndWhenARetryIsDue() async throws {
+        let clock = ManualSchedulerClock(Self.at("2026-11-18T11:59:00Z"))
+        let outbox = RecordingOutbox(answers: [nil, Self.at("2026-11-18T12:05:00Z"), nil])
+        let h = try DaemonHarness(clock: clock, runner: ScriptedJobRunner(clock: clock, messagesQueued: 2), outbox: outbox) { Self.config($0) }
+        // Leftovers from before the start.
+        try await h.events.next { $0 == .outboxPassed(nextDue: nil) }
+        try await h.events.sleeping(until: Self.at("2026-11-18T12:00:00Z"))
+        // The run queued messages: a pass right after it; one message must be retried at 12:05,
+        // so the daemon wakes then rather than at the next slot.
+        h.clock.advance(to: Self.at("2026-11-18T12:00:00Z"))
+        try await h.events.next { $0 == .outboxPassed(nextDue: Self.at("2026-11-18T12:05:00Z")) }
+        try await h.events.sleeping(until: Self.at("2026-11-18T12:05:00Z"))
+        h.clock.advance(to: Self.at("2026-11-18T12:05:00Z"))
+        try await h.events.next { $0 == .outboxPassed(nextDue: nil) }
+        try await h.events.sleeping(until: Self.at("2026-11-18T12:15:00Z"))
+        #expect(outbox.passTimes == ["11:59", "12:00", "12:05"].map { Self.at("2026-11-18T\($0):00Z") })
+        try await h.stop()
+    }
+
+    // MARK: - Run monitoring
+
+    @Test func runMonitoringPingsStartThenSuccessOrFailOverRealHTTP() async throws {
+        let server = try await LocalServer.start(script: "ping_recorder.py", arguments: [], scheme: "http")
+        defer { server.stop() }
+        let client = try CurlHTTPClient()
+        defer { client.shutdown() }
+        let slot = Self.at("2026-11-18T12:00:00Z")
+        let clock = ManualSchedulerClock(Self.at("2026-11-18T11:59:00Z"))
+        let scripted = ScriptedJobRunner(clock: clock) { call in call.attempt == 1 ? .failed : .succeeded }
+        let h = try DaemonHarness(clock: clock, runner: scripted, pinger: RunPinger(transport: client, timeout: .seconds(5), logger: DaemonHarness.quiet)) {
+            Self.config($0, pingURL: server.baseURL + "/ping/3f9a/") { p in p.retries = 1; p.backoffMin = .seconds(1); p.backoffMax = .seconds(1) }
+        }
+        try await h.events.sleeping(until: slot)
+        h.clock.advance(to: slot)
+        try await h.events.sleeping(until: slot.addingTimeInterval(1))
+        h.clock.advance(to: slot.addingTimeInterval(1))
+        try await h.events.next { $0 == .finished(job: "probe", logicalTime: slot, trigger: .retry, attempt: 2, status: .succeeded) }
+        let seen = try await client.send(HTTPRequest(url: server.baseURL + "/_seen"))
+        let paths = try JSONSerialization.jsonObject(with: Data(seen.body)) as? [String]
+        #expect(paths == ["GET /ping/3f9a/start", "GET /ping/3f9a/fail", "GET /ping/3f9a/start", "GET /ping/3f9a"])
+        try await h.stop()
+    }
+
+    @Test func aPingThatCannotBeDeliveredNeverChangesTheRun() async throws {
+        let client = try CurlHTTPClient()
+        defer { client.shutdown() }
+        let slot = Self.at("2026-11-18T12:00:00Z")
+        let clock = ManualSchedulerClock(Self.at("2026-11-18T11:59:00Z"))
+        let port = try LocalServers.unusedPort()
+        let h = try DaemonHarness(clock: clock, runner: ScriptedJobRunner(clock: clock), pinger: RunPinger(transport: client, timeout: .seconds(2), logger: DaemonHarness.quiet)) {
+            Self.config($0, pingURL: "http://127.0.0.1:\(port)/ping")
+        }
+        try await h.events.sleeping(until: slot)
+        h.clock.advance(to: slot)
+        try await h.events.next { $0 == .finished(job: "probe", logicalTime: slot, trigger: .schedule, attempt: 1, status: .succeeded) }
+        #expect(!h.events.all.contains { if case .retryScheduled = $0 { true } else { false } })
         try await h.stop()
     }
 

@@ -3,7 +3,8 @@ import HearthCore
 import Jobs
 import Testing
 
-/// SPEC §9.7 at T = S = 2026-11-20 12:00Z, maxAge 24h, collapseAbove 3, provider fcm.
+/// SPEC §9.7 at T = S = 2026-11-20 12:00Z, maxAge 24h, collapseAbove 3, provider fcm, one
+/// webhook endpoint subscribed to `broadcast.sent` (events nobody subscribes to are not queued).
 ///
 /// Users: u1 Ana (MIT; two FCM tokens, the legacy `fcmToken` repeating one, an APNs token FCM
 /// ignores), u2 Ben (MIT; only the legacy `fcmToken`), u3 Cy (Stanford; no tokens), u4 Dee
@@ -18,6 +19,11 @@ struct NotificationFanoutTests {
         provider = "fcm"
         [push.fcm]
         serviceAccountFile = "/nonexistent/firebase-service-account.json"
+        [[webhooks]]
+        name = "ops"
+        url = "https://ops.example.com/hooks/hearth"
+        secretEnv = "OPS_WEBHOOK_SECRET"
+        events = ["broadcast.sent"]
         """
 
     static func notification(_ user: String, _ type: String, _ title: String, _ message: String, read: Bool = false, createdAt: String, actionUrl: String? = "/inbox") -> String {
@@ -234,6 +240,16 @@ struct NotificationFanoutTests {
             "n6": "queued",
         ])
         #expect(d.documentText("notifications/n1") == Self.notification("u1", "gift_received", "Gift received", "Ben sent you 50 points", createdAt: "2026-11-20T11:00:00.000Z", actionUrl: "/gifts/t1"))
+
+        // No full device token in the report or the run record.
+        let records = try FileManager.default.contentsOfDirectory(atPath: d.root + "/.hearth/runs/notification-fanout")
+        #expect(records.count == 1)
+        let record = try String(contentsOfFile: d.root + "/.hearth/runs/notification-fanout/" + records[0], encoding: .utf8)
+        let report = outcome.plan.text(limit: 100, color: false) + JSONWriter.compact(outcome.plan.json)
+        for token in Self.ana + ["fcm-ben-legacy-bbbb0001", "fcm-dee-dddd0001"] {
+            #expect(!record.contains(token))
+            #expect(!report.contains(token))
+        }
     }
 
     @Test func aSecondRunQueuesNothingNew() async throws {

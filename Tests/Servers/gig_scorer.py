@@ -11,8 +11,9 @@ Routes (POST, body = the gig as JSON):
   /error        500 {"error": "scorer crashed"}
   /malformed    200 with a truncated JSON body
   /out-of-range 200 {"score": 140, "reasons": []}
-  /track        sleeps 0.1 s while counting requests in flight, then answers like /valid
-GET /stats      {"requests": N, "maxInFlight": M}
+  /track        sleeps 0.1 s, then answers like /valid
+GET /stats      {"requests": N, "inFlight": I, "maxInFlight": M}: POSTs received, POSTs not
+                answered yet, and the most answered at once
 """
 import json
 import os
@@ -47,7 +48,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if urlparse(self.path).path == "/stats":
             with lock:
-                self.answer(200, {"requests": stats["requests"], "maxInFlight": stats["maxInFlight"]})
+                self.answer(200, dict(stats))
         else:
             self.answer(404, {"error": "not found"})
 
@@ -64,11 +65,20 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(200, {"score": 42, "reasons": ["ai_unclear_role", "id:%s" % gig.get("id"), ("keys:" + keys)[:100]]})
 
     def do_POST(self):
+        with lock:
+            stats["requests"] += 1
+            stats["inFlight"] += 1
+            stats["maxInFlight"] = max(stats["maxInFlight"], stats["inFlight"])
+        try:
+            self.route()
+        finally:
+            with lock:
+                stats["inFlight"] -= 1
+
+    def route(self):
         url = urlparse(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
-        with lock:
-            stats["requests"] += 1
         if url.path == "/valid":
             self.valid(body)
         elif url.path == "/slow":
@@ -82,12 +92,7 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/out-of-range":
             self.answer(200, {"score": 140, "reasons": []})
         elif url.path == "/track":
-            with lock:
-                stats["inFlight"] += 1
-                stats["maxInFlight"] = max(stats["maxInFlight"], stats["inFlight"])
             time.sleep(0.1)
-            with lock:
-                stats["inFlight"] -= 1
             self.valid(body)
         else:
             self.answer(404, {"error": "not found"})

@@ -5,67 +5,105 @@ import Darwin
 #endif
 import Synchronization
 
-/// A deliverer's claim on one outbox message: an exclusive, non-blocking `flock` on
-/// `.hearth/outbox/claims/<name>.lock`.
+/// A deliverer's claim on one outbox message: an exclusive, non-blocking `flock` on the
+/// message file itself (`pending/<name>.json`), held while its targets are sent.
 ///
-/// Why a lock file and not a rename into `inflight/<pid>/`: the kernel drops a `flock` when its
-/// holder dies (SIGKILL included), so a crashed deliverer never leaves a stale claim that needs
-/// pid-liveness guessing (pids are reused quickly in containers), and the message file itself
+/// Why a lock and not a rename into `inflight/<pid>/`: the kernel drops a `flock` when its
+/// holder dies (SIGKILL included), so a crashed deliverer never leaves a stale claim behind that
+/// would need pid-liveness guessing (pids are reused quickly in containers), and the message
 /// never leaves `pending/` while it is being delivered, so `hearth outbox list` and a crash at
-/// any instant see it where it belongs.
+/// any instant see it where it belongs. Why the message file rather than a separate lock file:
+/// creating and deleting one lock file per message costs more than the delivery bookkeeping
+/// itself (ext4 inode allocation), and a separate file could be left behind by a crash.
 ///
-/// The lock file is removed once the message has left `pending/`, which makes one race
-/// possible: a second deliverer may have opened the old lock file just before it was unlinked
-/// and lock that orphaned inode afterwards. So a claim is valid only if, after locking, the
-/// path still names the very inode that was locked (`fstat` = `stat`); otherwise it is given
-/// up and reported as busy. Whoever unlinks a lock file holds its lock at that moment, so two
-/// valid claims on one message can never coexist.
+/// The message file is replaced (state update, temp file + rename) or removed when its
+/// delivery ends, so a lock is only a claim if, after locking, the path still names the very
+/// inode that was locked (`fstat` = `stat`); otherwise another deliverer has just finished
+/// with it and the claim is refused. The holder replaces or removes the file only after its
+/// last send, so two deliverers never send one message at the same time.
 final class OutboxClaim: Sendable {
+    /// The outcome of trying to claim a message.
+    enum Attempt {
+        case claimed(OutboxClaim)
+        /// Another deliverer holds it (or has just replaced it).
+        case busy
+        /// The file is gone: delivered (or moved) since it was listed.
+        case gone
+    }
+
     let path: String
+    /// The file's size when claimed; message files are never modified in place (they are
+    /// replaced by rename), so it is the size of what `read()` returns.
+    let size: Int
     /// The locked descriptor; nil once released.
     private let fd: Mutex<Int32?>
 
-    private init(path: String, fd: Int32) {
+    private init(path: String, fd: Int32, size: Int) {
         self.path = path
+        self.size = size
         self.fd = Mutex(fd)
     }
 
-    /// Claims `path` without waiting; nil when another deliverer holds it.
-    static func tryClaim(_ path: String) throws(FileIO.Failure) -> OutboxClaim? {
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
-        if fd < 0, errno == ENOENT {
-            try FileIO.makeDirectories(FileIO.directoryName(path))
-            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+    /// Claims the message file at `path` without waiting.
+    static func tryClaim(_ path: String) throws(FileIO.Failure) -> Attempt {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            if errno == ENOENT { return .gone }
+            throw FileIO.Failure(path: path, operation: "open", errno: errno)
         }
-        guard fd >= 0 else { throw FileIO.Failure(path: path, operation: "open claim", errno: errno) }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             let e = errno
             close(fd)
-            if e == EWOULDBLOCK { return nil }
+            if e == EWOULDBLOCK { return .busy }
             throw FileIO.Failure(path: path, operation: "flock", errno: e)
         }
         var held = stat()
         var named = stat()
-        guard fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
-            close(fd)  // the lock file was replaced meanwhile: someone else finished this message
-            return nil
+        guard fstat(fd, &held) == 0 else {
+            let e = errno
+            close(fd)
+            throw FileIO.Failure(path: path, operation: "fstat", errno: e)
         }
-        return OutboxClaim(path: path, fd: fd)
+        if stat(path, &named) != 0 {
+            close(fd)
+            return .gone
+        }
+        guard held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
+            close(fd)
+            return .busy  // replaced meanwhile by a deliverer that just finished an attempt
+        }
+        return .claimed(OutboxClaim(path: path, fd: fd, size: Int(held.st_size)))
     }
 
-    /// Releases the claim; with `removingLockFile` (the message has left `pending/`) the lock
-    /// file is unlinked first, while still held.
-    func release(removingLockFile: Bool) {
+    /// The claimed file's bytes.
+    func read() throws(FileIO.Failure) -> [UInt8] {
+        guard let descriptor = fd.withLock({ $0 }) else { throw FileIO.Failure(path: path, operation: "read (released)", errno: EBADF) }
+        guard size <= 64 << 20 else { throw FileIO.Failure(path: path, operation: "read (over 64 MiB)", errno: EFBIG) }
+        var out = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, size - done, off_t(done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileIO.Failure(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { out.removeLast(size - done); break }
+            done += n
+        }
+        return out
+    }
+
+    /// Releases the claim (closing the descriptor drops the lock).
+    func release() {
         guard let descriptor = fd.withLock({ d -> Int32? in
             defer { d = nil }
             return d
         }) else { return }
-        if removingLockFile { unlink(path) }
         close(descriptor)
     }
 
     deinit {
-        release(removingLockFile: false)
+        release()
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 public import Foundation
 public import Logging
 import Synchronization
@@ -20,18 +21,19 @@ import Synchronization
 ///   answer but 410) are retried: the next attempt is at the server's `Retry-After` when it sent
 ///   one, else after an exponential delay with full jitter (``RetryBackoff``, between
 ///   ``Options/backoffMin`` and ``Options/backoffMax``). After `maxAttempts` attempts, or once
-///   the next attempt would fall past `maxAge` (counted from the message's creation, or from its
-///   last `hearth outbox retry`), the message becomes a dead letter (`dead/`). A permanent push
+///   the next attempt would fall past `maxAge` (counted from the first attempt, or from the last
+///   `hearth outbox retry`), the message becomes a dead letter (`dead/`). A permanent push
 ///   failure (`.permanentFailure`) makes it a dead letter once its other tokens are done.
 ///
 /// **Crash safety.** A message never leaves `pending/` before it is finished: state changes are
-/// written as temp file + fsync + rename; a finished message is unlinked, a dead letter is moved
-/// by `rename`. A crash at any instant leaves either the old or the new state, and at worst
-/// sends a target again (at-least-once; receivers dedupe on `webhook-id`).
+/// written as temp file + fsync + rename; a finished message is unlinked; a dead letter is
+/// written into `dead/` before its pending file is unlinked. A crash at any instant leaves the
+/// old or the new state, and at worst sends a target again (at-least-once; receivers dedupe on
+/// `webhook-id`).
 ///
 /// **Concurrent deliverers** (a CLI and the daemon): each message is claimed with an exclusive,
-/// non-blocking `flock` on its own lock file (``OutboxClaim``, which explains the choice over
-/// rename-into-`inflight/`); a message claimed elsewhere is skipped this pass, so no two
+/// non-blocking `flock` on the message file itself (``OutboxClaim``, which explains the choice
+/// over rename-into-`inflight/`); a message claimed elsewhere is skipped this pass, so no two
 /// deliverers ever send one message at the same time, and a killed deliverer's claims vanish
 /// with it.
 ///
@@ -102,7 +104,6 @@ public struct OutboxDeliverer: Sendable {
     }
 
     var pendingDirectory: String { OutboxStore.directory(.pending, in: data) }
-    var claimsDirectory: String { OutboxStore.claimsDirectory(data) }
 
     // MARK: Passes
 
@@ -118,7 +119,6 @@ public struct OutboxDeliverer: Sendable {
             report.errors.append(error.description)
             return report
         }
-        removeOrphanedClaims(pending: Set(names))
         if names.isEmpty { return report }
         let pass = Pass(disabled: DisabledEndpoints(data: data).disabledNames(among: webhooks))
         await withTaskGroup(of: Result.self) { group in
@@ -150,7 +150,7 @@ public struct OutboxDeliverer: Sendable {
         var earliest: Date?
         for name in names {
             guard let bytes = try? FileIO.readSmallFile(pendingDirectory + "/" + name) else { continue }
-            let due = OutboxEnvelope(bytes: bytes)?.nextAttemptAt ?? .distantPast
+            let due = OutboxEnvelope(bytes: bytes)?.dueAt ?? .distantPast
             if earliest == nil || due < earliest! { earliest = due }
         }
         return earliest
@@ -207,40 +207,33 @@ public struct OutboxDeliverer: Sendable {
     func process(_ name: String, now: Date, pass: Pass) async -> Result {
         let file = pendingDirectory + "/" + name
         let claim: OutboxClaim
-        do {
-            guard let c = try OutboxClaim.tryClaim(claimsDirectory + "/" + name.dropLast(5) + ".lock") else { return .busy }
-            claim = c
-        } catch {
-            return .failed(error.description)
-        }
-        var finished = false
-        defer { claim.release(removingLockFile: finished) }
-
         let bytes: [UInt8]
         do {
-            guard let b = try FileIO.readSmallFile(file) else {
-                finished = true  // delivered by another deliverer since the listing
-                return .vanished
+            switch try OutboxClaim.tryClaim(file) {
+            case .claimed(let c): claim = c
+            case .busy: return .busy
+            case .gone: return .vanished  // finished by another deliverer since the listing
             }
-            bytes = b
+            bytes = try claim.read()
         } catch {
             return .failed(error.description)
         }
+        defer { claim.release() }
+
         guard var envelope = OutboxEnvelope(bytes: bytes), let kind = envelope.kind else {
             logger.error("outbox message file is not a valid message; moved to dead letters", metadata: ["file": "\(name)"])
             do {
                 try OutboxStore.move(name, from: .pending, to: .dead, data: data)
-                finished = true
                 return .dead(tokensRemoved: 0, endpointsDisabled: 0)
             } catch {
                 return .failed(error.description)
             }
         }
-        if let due = envelope.nextAttemptAt, due > now { return .notDue(due) }
+        if envelope.dueAt > now { return .notDue(envelope.dueAt) }
 
         if envelope.attempts > 0, let base = envelope.ageBase, clock().timeIntervalSince(base) >= DurationFormat.seconds(options.maxAge) {
             envelope.reason = "older than maxAge (\(DurationFormat.format(options.maxAge))) after \(envelope.attempts) attempt\(envelope.attempts == 1 ? "" : "s"); last error: \(envelope.lastError ?? "none")"
-            return finish(&envelope, name: name, as: .dead, finished: &finished, tokensRemoved: 0, endpointsDisabled: 0)
+            return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: 0, endpointsDisabled: 0)
         }
 
         // The targets: resolved at the first attempt, then kept.
@@ -252,7 +245,7 @@ public struct OutboxDeliverer: Sendable {
         if let dropReason {
             envelope.reason = dropReason
             logger.info("outbox message dropped", metadata: ["id": "\(envelope.id)", "reason": "\(dropReason)"])
-            return finish(&envelope, name: name, as: .dropped, finished: &finished, tokensRemoved: 0, endpointsDisabled: 0)
+            return await finish(envelope, claim: claim, name: name, as: .dropped, tokensRemoved: 0, endpointsDisabled: 0)
         }
 
         // One attempt for every pending target, in parallel.
@@ -334,6 +327,7 @@ public struct OutboxDeliverer: Sendable {
             t.error.map { "\(Self.label(t.name, kind: kind)): \($0)" }
         }
         if attempted {
+            if envelope.firstAttemptAt == nil { envelope.firstAttemptAt = at }
             envelope.attempts += 1
             envelope.lastError = errors.isEmpty ? nil : errors.prefix(3).joined(separator: "; ") + (errors.count > 3 ? "; and \(errors.count - 3) more" : "")
         }
@@ -341,63 +335,88 @@ public struct OutboxDeliverer: Sendable {
         let anyFailed = targets.contains { $0.state == .failed }
 
         if !anyPending && !anyFailed {
-            return finish(&envelope, name: name, as: nil, finished: &finished, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            return await finish(envelope, claim: claim, name: name, as: nil, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
         if !anyPending {
             envelope.reason = "permanent failure: \(envelope.lastError ?? "rejected")"
-            return finish(&envelope, name: name, as: .dead, finished: &finished, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
         if attempted {
             if envelope.attempts >= options.maxAttempts {
                 envelope.reason = "gave up after \(envelope.attempts) attempt\(envelope.attempts == 1 ? "" : "s") (maxAttempts); last error: \(envelope.lastError ?? "none")"
-                return finish(&envelope, name: name, as: .dead, finished: &finished, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+                return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
             }
             var random = SystemRandomNumberGenerator()
             let delay = retryAfter ?? RetryBackoff.delay(retry: envelope.attempts, min: options.backoffMin, max: options.backoffMax, using: &random)
             let next = at.addingTimeInterval(DurationFormat.seconds(delay))
             if let base = envelope.ageBase, next.timeIntervalSince(base) >= DurationFormat.seconds(options.maxAge) {
                 envelope.reason = "the next attempt would be past maxAge (\(DurationFormat.format(options.maxAge))); last error: \(envelope.lastError ?? "none")"
-                return finish(&envelope, name: name, as: .dead, finished: &finished, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+                return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
             }
             envelope.nextAttemptAt = next
         }
-        do {
-            try FileIO.writeAtomically(file, envelope.bytes)
-        } catch {
-            logger.error("cannot record the delivery state of an outbox message: \(error)", metadata: ["id": "\(envelope.id)"])
-            return .failed(error.description)
+        let updated = envelope
+        return await Self.offload { [logger, tokensRemoved, endpointsDisabled] in
+            defer { claim.release() }  // after the rename: the old inode is released here
+            do {
+                try FileIO.writeAtomically(file, updated.bytes)
+            } catch {
+                logger.error("cannot record the delivery state of an outbox message: \(error)", metadata: ["id": "\(updated.id)"])
+                return .failed("\(error)")
+            }
+            return .retrying(next: updated.dueAt, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
-        return .retrying(next: envelope.nextAttemptAt, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
     }
 
-    /// A message is done: removed (`folder` nil), or moved to `dead/` or `dropped/`.
-    private func finish(_ envelope: inout OutboxEnvelope, name: String, as folder: OutboxStore.Folder?, finished: inout Bool, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
+    /// Runs blocking file work — fsync, and above all the release of a deleted or replaced
+    /// message file, which on file systems mounted with `discard` waits for the device — on a
+    /// dispatch queue of its own, so it never stalls the Swift concurrency pool (whose few
+    /// threads also run the HTTP client's completions).
+    static func offload<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            fileQueue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    static let fileQueue = DispatchQueue(label: "hearth.outbox.files", attributes: .concurrent)
+
+    /// A message is done: removed (`folder` nil), or moved to `dead/` or `dropped/`. Its final
+    /// state is written into the new folder (temp file, rename) before the pending file is
+    /// unlinked, so a crash in between leaves it in both folders — and the pending copy is
+    /// attempted once more — never in neither.
+    private func finish(_ finished: OutboxEnvelope, claim: OutboxClaim, name: String, as folder: OutboxStore.Folder?, tokensRemoved: Int, endpointsDisabled: Int) async -> Result {
+        await Self.offload { [self] in
+            defer { claim.release() }  // after the unlink: the inode is released here
+            var envelope = finished
+            return complete(&envelope, name: name, as: folder, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+        }
+    }
+
+    private func complete(_ envelope: inout OutboxEnvelope, name: String, as folder: OutboxStore.Folder?, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
         let file = pendingDirectory + "/" + name
         do {
-            switch folder {
-            case nil:
+            guard let folder, folder != .pending else {
                 try FileIO.remove(file)
-                finished = true
                 logger.debug("outbox message delivered", metadata: ["id": "\(envelope.id)"])
                 return .delivered(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-            case .dead?:
-                envelope.finishedAt = clock()
-                try FileIO.writeAtomically(file, envelope.bytes)
-                try OutboxStore.move(name, from: .pending, to: .dead, data: data)
-                finished = true
-                logger.warning(
-                    "outbox message moved to dead letters (see `hearth outbox dead`, `hearth outbox retry ID`)",
-                    metadata: ["id": "\(envelope.id)", "reason": "\(envelope.reason ?? "")"])
-                return .dead(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-            case .dropped?, .pending?:
-                envelope.finishedAt = clock()
-                let dir = OutboxStore.directory(.dropped, in: data)
-                try FileIO.makeDirectories(dir)
-                try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: false)
-                try FileIO.remove(file)
-                finished = true
-                return .dropped
             }
+            envelope.finishedAt = clock()
+            if folder == .dropped, let tokens = envelope.queuedTokens {
+                // Kept for inspection only: no need to keep the device tokens.
+                var payload = envelope.payload
+                payload["tokens"] = .array(tokens.map { .string(Plan.redact($0)) })
+                envelope.object["payload"] = .object(payload)
+            }
+            let dir = OutboxStore.directory(folder, in: data)
+            try FileIO.makeDirectories(dir)
+            try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
+            if folder == .dead { try FileIO.fsyncDirectory(dir) }
+            try FileIO.remove(file)
+            if folder == .dropped { return .dropped }
+            logger.warning(
+                "outbox message moved to dead letters (see `hearth outbox dead`, `hearth outbox retry ID`)",
+                metadata: ["id": "\(envelope.id)", "reason": "\(envelope.reason ?? "")"])
+            return .dead(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         } catch {
             logger.error("cannot finish an outbox message: \(error)", metadata: ["id": "\(envelope.id)"])
             return .failed(error.description)
@@ -471,6 +490,10 @@ public struct OutboxDeliverer: Sendable {
         let body: [UInt8] = kind == .event
             ? WebhookSender.body(type: envelope.recipient, timestamp: envelope.createdAt ?? clock(), data: envelope.payload) : []
         let push: PushNotification? = kind == .push ? envelope.push(tokens: pending.map { targets[$0].name }) : nil
+        if pending.count == 1, let index = pending.first {  // the common case: no task group needed
+            if let push { return [(index, await self.push(push, to: targets[index].name))] }
+            return [(index, await post(body, id: envelope.id, to: targets[index].name, pass: pass))]
+        }
         return await withTaskGroup(of: (Int, Attempt).self) { group in
             for index in pending {
                 let name = targets[index].name
@@ -531,20 +554,6 @@ public struct OutboxDeliverer: Sendable {
     /// How a target is shown: endpoint names as they are, device tokens by their last 6 characters.
     static func label(_ target: String, kind: OutboxMessage.Kind) -> String {
         kind == .push ? Plan.redact(target) : target
-    }
-
-    // MARK: Claims
-
-    /// Removes lock files left by a deliverer that died between finishing a message and
-    /// unlinking its lock file (only those no one holds and whose message is gone).
-    func removeOrphanedClaims(pending: Set<String>) {
-        guard let locks = try? FileIO.list(claimsDirectory) else { return }
-        for lock in locks where lock.hasSuffix(".lock") {
-            let name = String(lock.dropLast(5)) + ".json"
-            if pending.contains(name) { continue }
-            guard let claim = try? OutboxClaim.tryClaim(claimsDirectory + "/" + lock) else { continue }
-            claim.release(removingLockFile: !OutboxStore.exists(pendingDirectory + "/" + name))
-        }
     }
 }
 

@@ -7,7 +7,7 @@ public import Foundation
 /// - `targets`: per endpoint name (events) or device token (pushes), `{"state", "at", "error"}`,
 ///   so that a retry only re-sends to the targets not done yet;
 /// - `attempts`, `nextAttemptAt`, `lastError`;
-/// - `retriedAt` (set by `hearth outbox retry`: `maxAge` counts from it);
+/// - `firstAttemptAt`, and `retriedAt` (set by `hearth outbox retry`): `maxAge` counts from them;
 /// - `finishedAt`, `reason` for dead and dropped messages.
 ///
 /// Unknown keys are kept as they are.
@@ -102,8 +102,20 @@ public struct OutboxEnvelope: Sendable {
         set { object["finishedAt"] = newValue.map(Timestamp.json) }
     }
 
-    /// `maxAge` counts from here: the last `hearth outbox retry`, else the creation.
-    public var ageBase: Date? { retriedAt ?? createdAt }
+    /// When delivery was first attempted (set by the deliverer).
+    public var firstAttemptAt: Date? {
+        get { object["firstAttemptAt"].flatMap(Timestamp.date(from:)) }
+        set { object["firstAttemptAt"] = newValue.map(Timestamp.json) }
+    }
+
+    /// `maxAge` counts from here: the last `hearth outbox retry`, else the first attempt (right
+    /// after the commit, normally), else the creation. Not the creation first: `createdAt` is
+    /// the run's start time, which `--now` may set anywhere in the past.
+    public var ageBase: Date? { retriedAt ?? firstAttemptAt ?? createdAt }
+
+    /// When the message is due: a message never attempted is due at once (its `nextAttemptAt`
+    /// is the run's start time, which `--now` may set in the future).
+    public var dueAt: Date { attempts == 0 ? .distantPast : (nextAttemptAt ?? .distantPast) }
 
     /// The targets, in the order they were first resolved. Empty before the first attempt.
     public var targets: [Target] {

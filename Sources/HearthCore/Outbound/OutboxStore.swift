@@ -7,13 +7,12 @@ public import Foundation
 /// - `dead/<name>.json`: dead letters (attempts or age exhausted, or a permanent failure);
 ///   `hearth outbox retry ID` moves one back;
 /// - `dropped/<name>.json`: messages with nothing to deliver to (no push provider configured, no
-///   webhook subscribed to the event, a user without device tokens), kept for inspection; the
-///   newest ``droppedRetention`` are kept;
-/// - `claims/<name>.lock`: per-message claim locks of the deliverers (see ``OutboxDeliverer``);
+///   webhook subscribed to the event, a user without device tokens), kept for inspection with
+///   their device tokens redacted; the newest ``droppedRetention`` are kept;
 /// - `disabled-endpoints.json`: webhook endpoints disabled by a 410 (see ``DisabledEndpoints``).
 ///
-/// `<name>` is ``fileName(_:)`` of the message id. A message is in exactly one folder at any
-/// instant: it moves between folders by `rename`.
+/// `<name>` is ``fileName(_:)`` of the message id. Deliverers claim a pending message with a
+/// `flock` on its file (``OutboxClaim``).
 public enum OutboxStore {
     /// The folders a message can be in.
     public enum Folder: String, Sendable, CaseIterable {
@@ -59,8 +58,6 @@ public enum OutboxStore {
         root(data) + "/" + folder.rawValue
     }
 
-    static func claimsDirectory(_ data: DataDirectory) -> String { root(data) + "/claims" }
-
     /// The file names (`<name>.json`) in a folder, sorted; temporary files are skipped.
     public static func names(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [String] {
         let names = try FileIO.list(directory(folder, in: data)) ?? []
@@ -103,14 +100,15 @@ public enum OutboxStore {
         try FileIO.fsyncDirectory(dir)
     }
 
-    /// Moves a file between folders with one `rename` and makes both directories durable.
+    /// Moves a file between folders with one `rename`, made durable.
     static func move(_ name: String, from: Folder, to: Folder, data: DataDirectory) throws(FileIO.Failure) {
         let target = directory(to, in: data)
         try FileIO.makeDirectories(target)
         let source = directory(from, in: data) + "/" + name
         guard rename(source, target + "/" + name) == 0 else { throw FileIO.Failure(path: source, operation: "rename to \(to.rawValue)/", errno: errno) }
+        // One rename updates both directories; syncing the target makes the move durable.
+        // Were it lost in a power cut, the message would merely be back where it came from.
         try FileIO.fsyncDirectory(target)
-        try FileIO.fsyncDirectory(directory(from, in: data))
     }
 
     /// `hearth outbox retry ID`: moves dead letter `id` back to `pending/`, due now, with its
@@ -121,15 +119,17 @@ public enum OutboxStore {
     public static func retry(id: String, now: Date, data: DataDirectory) throws(FileIO.Failure) -> Bool {
         let name = fileName(id) + ".json"
         let dead = directory(.dead, in: data) + "/" + name
-        guard let claim = try OutboxClaim.tryClaim(claimsDirectory(data) + "/" + fileName(id) + ".lock") else {
-            throw FileIO.Failure(path: dead, operation: "retry (another process is handling this message right now; try again)", errno: EBUSY)
-        }
-        defer { claim.release(removingLockFile: false) }
         guard let bytes = try FileIO.readSmallFile(dead) else { return false }
+        // A deliverer finishing a message writes the dead letter before it unlinks the pending
+        // file: while both exist, the message is not a dead letter yet.
+        if exists(directory(.pending, in: data) + "/" + name) {
+            throw FileIO.Failure(path: dead, operation: "retry (the message is still pending; try again in a moment)", errno: EBUSY)
+        }
         guard var envelope = OutboxEnvelope(bytes: bytes) else {
             throw FileIO.Failure(path: dead, operation: "parse (the dead letter is not a valid message file; inspect or remove it)", errno: EINVAL)
         }
         envelope.attempts = 0
+        envelope.firstAttemptAt = nil
         envelope.nextAttemptAt = now
         envelope.retriedAt = now
         envelope.lastError = nil

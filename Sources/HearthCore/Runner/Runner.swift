@@ -19,7 +19,7 @@ public struct Runner: Sendable {
         self.data = data
         self.registry = registry
         self.clock = clock
-        self.environment = environment ?? JobEnvironment(notificationTypes: config.notificationTypes, pushProvider: config.push.provider)
+        self.environment = environment ?? JobEnvironment(notificationTypes: config.notificationTypes, http: LazyCurlTransport(config: config.http), pushProvider: config.push.provider)
         self.logger = logger
     }
 
@@ -77,7 +77,9 @@ public struct Runner: Sendable {
                 record.documentsRead = ctx.documentsRead
                 break
             }
-            let changeset = ctx.changeset
+            var changeset = ctx.changeset
+            // An event no [[webhooks]] endpoint subscribes to has nowhere to go: not queued, not counted.
+            changeset.removeMessages { $0.kind == .event && !webhookSubscribes(to: $0.recipient) }
             let warnings = ctx.issues.map(\.description) + ctx.warnings
             plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.identifier, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
             record.warnings = warnings

@@ -86,6 +86,7 @@ public actor SchedulerDaemon: Service {
     let data: DataDirectory
     let options: Options
     let pinger: RunPinger?
+    let outbox: (any DaemonOutbox)?
     let notifier: SystemdNotifier?
     let reloadSource: (@Sendable () throws -> HearthConfig)?
     let logger: Logger
@@ -98,18 +99,22 @@ public actor SchedulerDaemon: Service {
     var forceCancel = false
     var started = false
     var nextActiveID = 1
+    /// When the outbox next needs a delivery pass (nil: nothing pending, as far as we know).
+    var outboxDue: Date?
+    var outboxTask: Task<Void, Never>?
     private var sleeper: Task<Void, Never>?
     private var pendingNudge = false
 
     /// - Parameters:
     ///   - reloadSource: reads the configuration again (for ``reload()``); nil: reload is a no-op.
     ///   - pinger: run monitoring for jobs with `pingUrl`; nil: no pings.
+    ///   - outbox: delivers the messages runs commit (see ``DaemonOutbox``); nil: not delivered here.
     ///   - notifier: `sd_notify` target; nil when not under systemd.
     /// - Throws: ``ConfigError`` when an enabled job's schedule is invalid.
     public init(
         config: HearthConfig, data: DataDirectory, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), pinger: RunPinger? = nil,
-        notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
+        outbox: (any DaemonOutbox)? = nil, notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
         options: Options = Options(), logger: Logger = Logger(label: "hearth")
     ) throws(ConfigError) {
         _ = try Self.schedules(for: config)
@@ -119,6 +124,7 @@ public actor SchedulerDaemon: Service {
         self.clock = clock
         self.random = AnyRandomNumberGenerator(random)
         self.pinger = pinger
+        self.outbox = outbox
         self.notifier = notifier
         self.reloadSource = reloadSource
         self.options = options
@@ -194,6 +200,7 @@ public actor SchedulerDaemon: Service {
     /// Applies a new configuration (see the type's documentation).
     public func apply(_ newConfig: HearthConfig) throws(ConfigError) {
         let schedules = try Self.schedules(for: newConfig)
+        try outbox?.reload(newConfig)
         var replacement = newConfig
         if replacement.dataDir != config.dataDir {
             logger.warning("dataDir changed in the configuration; the daemon keeps using \(config.dataDir) until it is restarted")
@@ -260,6 +267,7 @@ public actor SchedulerDaemon: Service {
 
     /// Builds the job states from the configuration and the persisted state.
     func setUp(now: Date) {
+        if outbox != nil { outboxDue = now }
         let schedules = (try? Self.schedules(for: config)) ?? [:]
         for (name, (jc, schedule)) in schedules {
             var last = now
@@ -284,6 +292,29 @@ public actor SchedulerDaemon: Service {
             handleDueSlots(name, now: now)
             startNext(name, now: now)
         }
+        startOutboxPassIfDue(now: now)
+    }
+
+    /// One outbox pass at a time, when something is due.
+    func startOutboxPassIfDue(now: Date) {
+        guard !stopping, let outbox, outboxTask == nil, let due = outboxDue, due <= now else { return }
+        outboxDue = nil
+        outboxTask = Task {
+            let next = await outbox.deliverDue(at: now)
+            self.outboxPassFinished(next: next)
+        }
+    }
+
+    func outboxPassFinished(next: Date?) {
+        outboxTask = nil
+        if let next {
+            // A message that is still due (e.g. claimed by a CLI deliverer right now) is tried
+            // again a second later, not in a tight loop.
+            let due = max(next, clock.now().addingTimeInterval(1))
+            outboxDue = min(outboxDue ?? due, due)
+        }
+        emit(.outboxPassed(nextDue: outboxDue))
+        nudge()
     }
 
     func handleDueSlots(_ name: String, now: Date) {
@@ -461,6 +492,10 @@ public actor SchedulerDaemon: Service {
             logger.notice("run \(record.status.rawValue)", metadata: metadata)
         }
         emit(.finished(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt, status: record.status))
+        if outbox != nil, record.messagesQueued > 0, !record.status.isFailure {
+            let now = clock.now()
+            outboxDue = min(outboxDue ?? now, now)
+        }
         if record.status.isFailure, !stopping, j.enabled, pending.attempt <= j.config.policy.retries {
             let policy = j.config.policy
             let delay = RetryBackoff.delay(retry: pending.attempt, min: policy.backoffMin, max: policy.backoffMax, using: &random)
@@ -481,6 +516,7 @@ public actor SchedulerDaemon: Service {
             if j.enabled, let next = j.nextSlot { wake = min(wake ?? next, next) }
             if case .waiting(let until)? = j.active?.phase { wake = min(wake ?? until, until) }
         }
+        if outboxTask == nil, let due = outboxDue { wake = min(wake ?? due, due) }
         return wake
     }
 
@@ -509,11 +545,15 @@ public actor SchedulerDaemon: Service {
         }
         let deadline = clock.now() + config.shutdownGrace
         let running = runningJobs()
-        if !running.isEmpty {
+        if !running.isEmpty || outboxTask != nil {
             logger.notice("stopping: waiting up to \(DurationFormat.format(config.shutdownGrace)) (shutdownGrace) for running jobs", metadata: ["jobs": "\(running.joined(separator: ", "))"])
             emit(.stopping(deadline: deadline, running: running))
-            while !runningJobs().isEmpty, !forceCancel, clock.now() < deadline {
+            while !runningJobs().isEmpty || outboxTask != nil, !forceCancel, clock.now() < deadline {
                 await sleep(until: deadline)
+            }
+            if let outboxTask {
+                outboxTask.cancel()
+                await outboxTask.value
             }
             let left = runningJobs()
             if !left.isEmpty {

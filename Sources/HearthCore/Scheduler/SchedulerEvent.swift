@@ -17,6 +17,8 @@ public enum SchedulerEvent: Sendable, Equatable {
     case skipped(job: String, logicalTime: Date, status: RunRecord.Status)
     /// A failed attempt will be retried at `at`.
     case retryScheduled(job: String, logicalTime: Date, attempt: Int, at: Date)
+    /// An outbox delivery pass ended; the next one is due at `nextDue` (nil: nothing pending).
+    case outboxPassed(nextDue: Date?)
     case reloaded
     case reloadFailed(reason: String)
     /// Graceful stop: nothing new starts; `running` may finish until `deadline`.

@@ -99,7 +99,7 @@ public struct SystemdExport: Sendable {
     public func jobTimer(_ job: JobConfig, onCalendar: String) -> String {
         var s = Self.header
         s += "[Unit]\n"
-        s += "Description=Schedule of Hearth job \(Self.escapeSpecifiers(job.name)): \(Self.escapeSpecifiers(job.schedule)) (\(job.timeZone.identifier))\n\n"
+        s += "Description=Schedule of Hearth job \(Self.escapeSpecifiers(job.name)): \(Self.escapeSpecifiers(job.schedule)) (\(job.timeZone.identifier == "GMT" ? "UTC" : job.timeZone.identifier))\n\n"
         s += "[Timer]\n"
         s += "OnCalendar=\(onCalendar)\n"
         s += "Persistent=\(job.policy.catchUp == .none ? "false" : "true")\n"

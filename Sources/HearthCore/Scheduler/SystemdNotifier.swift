@@ -25,6 +25,9 @@ public struct SystemdNotifier: Sendable {
 
     /// Sends `state` (e.g. `"READY=1"`, or several `KEY=value` lines). Returns false when
     /// it could not be sent (systemd then times out or ignores it; nothing else to do).
+    ///
+    /// Never blocks: if the receiver's queue is full the datagram is dropped rather than
+    /// stalling the scheduler (a datagram socket holds only a few unread messages).
     @discardableResult
     public func notify(_ state: String) -> Bool {
         var name = Array(socketPath.utf8)
@@ -52,7 +55,7 @@ public struct SystemdNotifier: Sendable {
         let sent = bytes.withUnsafeBytes { buffer in
             withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), sa, length)
+                    sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), sa, length)
                 }
             }
         }

@@ -68,6 +68,12 @@ public struct Changeset: Sendable {
         if !ledgerDeletes.contains(relativePath) { ledgerDeletes.append(relativePath) }
     }
 
+    /// Drops queued messages matching `predicate`.
+    mutating func removeMessages(where predicate: (OutboxMessage) -> Bool) {
+        messages.removeAll(where: predicate)
+        messageIDs = Set(messages.map(\.id))
+    }
+
     public var counts: (created: Int, updated: Int, deleted: Int) {
         var c = (0, 0, 0)
         for e in entries {

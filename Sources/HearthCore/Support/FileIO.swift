@@ -93,20 +93,34 @@ public enum FileIO {
     /// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
     /// The caller fsyncs the directory when it needs the rename to be durable.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true) throws(Failure) {
+        let tmp = try writeTemporary(for: path, bytes, mode: mode, sync: sync)
+        guard rename(tmp, path) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw Failure(path: path, operation: "rename", errno: e)
+        }
+    }
+
+    /// Writes `bytes` to the temp file beside `path` (`.<name>.hearth-tmp`) and returns its
+    /// path; the caller renames it into place.
+    public static func writeTemporary(for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool) throws(Failure) -> String {
         let dir = directoryName(path)
         let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
         let tmp = dir + "/." + base + ".hearth-tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
         guard fd >= 0 else { throw Failure(path: tmp, operation: "create", errno: errno) }
-        var ok = false
-        defer {
-            close(fd)
-            if !ok { unlink(tmp) }
-        }
+        defer { close(fd) }
         try writeAll(fd, bytes, path: tmp)
         if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
-        guard rename(tmp, path) == 0 else { throw Failure(path: path, operation: "rename", errno: errno) }
-        ok = true
+        return tmp
+    }
+
+    /// `syncfs(2)`: flushes every dirty page and inode of the file system holding `path`.
+    public static func syncFileSystem(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        if linuxSyncfs(fd) != 0 { throw Failure(path: path, operation: "syncfs", errno: errno) }
     }
 
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(Failure) {
@@ -167,3 +181,8 @@ public enum FileIO {
         return String(path[..<i])
     }
 }
+
+/// glibc's `syncfs(2)`, declared only under `_GNU_SOURCE`, so the Glibc module does not
+/// import it; this binds the C symbol directly (Linux only, like the rest of the store).
+@_silgen_name("syncfs")
+private func linuxSyncfs(_ fd: Int32) -> Int32

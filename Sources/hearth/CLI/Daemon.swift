@@ -9,6 +9,7 @@ extension Hearth {
         static let configuration = CommandConfiguration(
             abstract: "Run the scheduler: every enabled job at the slots of its schedule.",
             discussion: """
+                Delivers the outbox as runs commit messages, and again when retries are due. \
                 Runs until SIGTERM or SIGINT: then no new run starts, running jobs get shutdownGrace \
                 to finish, and are cancelled after it (committing nothing); exit 0. SIGHUP reloads the \
                 configuration (an invalid one is logged and the old one kept). Under systemd \
@@ -24,10 +25,16 @@ extension Hearth {
                 let data = try global.openData(config)
                 let clock = SystemSchedulerClock()
                 let options = global
+                // Finish a crashed commit first, as every writing command does (its outbox
+                // messages become deliverable).
+                try OutboxSetup.recover(config: config, data: data, logger: logger)
+                // One HTTP client (created on first use) for the jobs, the outbox and the pings.
+                let http = LazyCurlTransport(config: config.http)
                 let daemon = try SchedulerDaemon(
                     config: config, data: data,
-                    runner: RunnerJobRunner(data: data, registry: JobCatalog.registry, clock: clock, logger: logger),
-                    clock: clock, pinger: DaemonHTTP.pinger(config: config, logger: logger), notifier: SystemdNotifier(),
+                    runner: RunnerJobRunner(data: data, registry: JobCatalog.registry, clock: clock, http: http, logger: logger),
+                    clock: clock, pinger: DaemonHTTP.pinger(config: config, transport: http, logger: logger),
+                    outbox: try DaemonOutboxDelivery(config: config, data: data, http: http, logger: logger), notifier: SystemdNotifier(),
                     reloadSource: { try options.loadConfig(logger: logger) }, logger: logger)
                 try await daemon.runHandlingSignals(logger: logger)
             } catch {

@@ -2,7 +2,8 @@ import Foundation
 import HearthCore
 
 /// Renders outbox messages for `hearth outbox list` and `hearth outbox dead`. Device tokens
-/// are shown by their last 6 characters only.
+/// are shown by their last 6 characters only. `nextAttemptAt` is null (text: `now`) for a
+/// message due at once, and for dead letters.
 enum OutboxListing {
     typealias Entry = (folder: OutboxStore.Folder, envelope: OutboxEnvelope)
 
@@ -14,7 +15,7 @@ enum OutboxListing {
                 ("recipient", .string(e.recipient)), ("title", .string(e.title)),
                 ("job", e.job.map(JSONValue.string) ?? .null), ("runId", e.runID.map(JSONValue.string) ?? .null),
                 ("createdAt", e.createdAt.map(Timestamp.json) ?? .null), ("attempts", .int(Int64(e.attempts))),
-                ("nextAttemptAt", folder == .pending ? (e.nextAttemptAt.map(Timestamp.json) ?? .null) : .null),
+                ("nextAttemptAt", folder == .pending && e.dueAt != .distantPast ? Timestamp.json(e.dueAt) : .null),
                 ("lastError", e.lastError.map(JSONValue.string) ?? .null),
             ])
             if let reason = e.reason { o["reason"] = .string(reason) }
@@ -32,7 +33,7 @@ enum OutboxListing {
     static func text(_ entries: [Entry], empty: String) -> String {
         if entries.isEmpty { return empty + "\n" }
         let rows = entries.map { folder, e -> [String] in
-            let next = folder == .pending ? (e.nextAttemptAt.map(Timestamp.format) ?? "now") : "—"
+            let next = folder == .pending ? (e.dueAt == .distantPast ? "now" : Timestamp.format(e.dueAt)) : "—"
             let note = folder == .pending ? (e.lastError ?? "") : (e.reason ?? e.lastError ?? "")
             return [folder.rawValue, e.id, e.kind?.rawValue ?? "?", e.recipient, String(e.attempts), next, oneLine(note)]
         }

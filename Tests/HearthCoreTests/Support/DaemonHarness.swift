@@ -25,6 +25,7 @@ final class DaemonHarness: Sendable {
         runner: (any SchedulerJobRunner)? = nil,
         random: any RandomNumberGenerator & Sendable = SplitMix64(seed: 42),
         pinger: RunPinger? = nil,
+        outbox: (any DaemonOutbox)? = nil,
         notifier: SystemdNotifier? = nil,
         reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
         prepare: (DataDirectory) throws -> Void = { _ in },
@@ -37,7 +38,7 @@ final class DaemonHarness: Sendable {
         let jobRunner = runner ?? RunnerJobRunner(data: data, registry: ProbeJob.registry, clock: clock, logger: Self.quiet)
         daemon = try SchedulerDaemon(
             config: config(dir.path), data: data, runner: jobRunner, clock: clock, random: random, pinger: pinger,
-            notifier: notifier, reloadSource: reloadSource, logger: Self.quiet)
+            outbox: outbox, notifier: notifier, reloadSource: reloadSource, logger: Self.quiet)
         events = SchedulerEventRecorder(daemon.events)
         group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [daemon], logger: Self.quiet))
         let group = self.group

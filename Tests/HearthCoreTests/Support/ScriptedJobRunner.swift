@@ -17,9 +17,12 @@ final class ScriptedJobRunner: SchedulerJobRunner {
     private let script: Script
     private let clock: any HearthClock
     private let recorded = Mutex<[Call]>([])
+    private let messagesQueued: Int
 
-    init(clock: any HearthClock, script: @escaping Script = { _ in .succeeded }) {
+    /// - Parameter messagesQueued: what each successful run reports it queued in the outbox.
+    init(clock: any HearthClock, messagesQueued: Int = 0, script: @escaping Script = { _ in .succeeded }) {
         self.clock = clock
+        self.messagesQueued = messagesQueued
         self.script = script
     }
 
@@ -31,7 +34,7 @@ final class ScriptedJobRunner: SchedulerJobRunner {
         let start = clock.now()
         let status = try await script(call)
         var record = RunRecord(runID: "r\(UUID().uuidString.prefix(8))", job: job, trigger: call.trigger, logicalTime: call.logicalTime, start: start, end: clock.now(), attempt: call.attempt, status: status, dryRun: false)
-        if status.isFailure { record.error = "scripted \(status.rawValue)" }
+        if status.isFailure { record.error = "scripted \(status.rawValue)" } else { record.messagesQueued = messagesQueued }
         return record
     }
 }

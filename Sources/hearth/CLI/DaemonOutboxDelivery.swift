@@ -1,0 +1,39 @@
+import Foundation
+import HearthCore
+import Logging
+import Synchronization
+
+/// The daemon's outbox: an ``OutboxDeliverer`` with the configured push provider, over the
+/// daemon's HTTP client, rebuilt when SIGHUP reloads the configuration.
+final class DaemonOutboxDelivery: DaemonOutbox {
+    private let data: DataDirectory
+    private let http: any HTTPTransport
+    private let logger: Logger
+    private let deliverer: Mutex<OutboxDeliverer>
+
+    init(config: HearthConfig, data: DataDirectory, http: any HTTPTransport, logger: Logger) throws(ConfigError) {
+        self.data = data
+        self.http = http
+        self.logger = logger
+        deliverer = Mutex(try Self.make(config, data: data, http: http, logger: logger))
+    }
+
+    static func make(_ config: HearthConfig, data: DataDirectory, http: any HTTPTransport, logger: Logger) throws(ConfigError) -> OutboxDeliverer {
+        let provider: (any PushProvider)?
+        do { provider = try PushProviders.make(config: config, http: http) } catch {
+            // Without its provider the pushes would be dropped as "no provider": refuse instead.
+            throw ConfigError(file: config.file ?? "hearth.toml", "[push] provider = \"\(config.push.provider.rawValue)\" cannot be set up: \(error.description)")
+        }
+        return OutboxDeliverer(config: config, data: data, transport: http, pushProvider: provider, logger: logger)
+    }
+
+    func deliverDue(at now: Date) async -> Date? {
+        let current = deliverer.withLock { $0 }
+        return await current.deliverDue(now: now).nextDue
+    }
+
+    func reload(_ config: HearthConfig) throws(ConfigError) {
+        let replacement = try Self.make(config, data: data, http: http, logger: logger)
+        deliverer.withLock { $0 = replacement }
+    }
+}
