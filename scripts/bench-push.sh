@@ -39,6 +39,7 @@ cleanup() {
   if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK" >&2; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # run the EXIT trap (stop nghttpd) when interrupted or timed out
 NOW=2026-11-20T12:00:00Z
 
 python3 Tests/Servers/make_test_ca.py "$WORK/ca" localhost 127.0.0.1

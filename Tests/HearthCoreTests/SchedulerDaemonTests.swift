@@ -98,6 +98,31 @@ struct SchedulerDaemonTests {
         try await h.stop()
     }
 
+    @Test func slotsMissedWhileDownCountAsMissedEvenWhenRecentAndOnlyTheLatestRunsOnTime() async throws {
+        // Every 10 s; stopped after 12:00:00, back at 12:00:35: 12:00:10 and 12:00:20 were
+        // missed (catchUp = latest, and the 12:00:30 slot is on time, so both are recorded as
+        // skipped), 12:00:30 runs as scheduled.
+        let clock = ManualSchedulerClock(Self.at("2026-11-18T12:00:35Z"))
+        let scripted = ScriptedJobRunner(clock: clock)
+        let h = try DaemonHarness(
+            clock: clock, runner: scripted,
+            prepare: { data in
+                try SchedulerStateStore(data: data).save(.init(job: "probe", schedule: "every 10 seconds", timeZone: "GMT", lastSlot: Self.at("2026-11-18T12:00:00Z"), updatedAt: Self.at("2026-11-18T12:00:00Z")))
+            }
+        ) { dir in
+            var c = Self.config(dir, schedule: "every 10 seconds")
+            c.allowSecondIntervals = true
+            return c
+        }
+        try await h.events.next { Self.isFinished($0) }
+        try await h.events.sleeping(until: Self.at("2026-11-18T12:00:40Z"))
+        #expect(scripted.calls == [.init(job: "probe", logicalTime: Self.at("2026-11-18T12:00:30Z"), trigger: .schedule, attempt: 1)])
+        let records = try h.records()
+        #expect(records.map(\.logicalTime) == [Self.at("2026-11-18T12:00:10Z"), Self.at("2026-11-18T12:00:20Z")])
+        #expect(Set(records.map(\.status)) == [.skippedCatchUp])
+        try await h.stop()
+    }
+
     // MARK: - Overlap
 
     @Test func aSlotThatComesWhileTheJobRunsIsSkippedAndRecordedWithOverlapSkip() async throws {
@@ -379,7 +404,7 @@ struct SchedulerDaemonTests {
         // Leftovers from before the start.
         try await h.events.next { $0 == .outboxPassed(nextDue: nil) }
         try await h.events.sleeping(until: Self.at("2026-11-18T12:00:00Z"))
-        // The run queued messages: a pass right after it; one message must be retried at 12:05,
+        // A pass right after the run (it queued messages); one must be retried at 12:05,
         // so the daemon wakes then rather than at the next slot.
         h.clock.advance(to: Self.at("2026-11-18T12:00:00Z"))
         try await h.events.next { $0 == .outboxPassed(nextDue: Self.at("2026-11-18T12:05:00Z")) }

@@ -77,9 +77,8 @@ public struct Runner: Sendable {
                 record.documentsRead = ctx.documentsRead
                 break
             }
-            var changeset = ctx.changeset
-            // An event no [[webhooks]] endpoint subscribes to has nowhere to go: not queued, not counted.
-            changeset.removeMessages { $0.kind == .event && !webhookSubscribes(to: $0.recipient) }
+            let changeset = ctx.changeset
+
             let warnings = ctx.issues.map(\.description) + ctx.warnings
             plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.identifier, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
             record.warnings = warnings

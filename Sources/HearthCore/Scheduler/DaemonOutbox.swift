@@ -5,7 +5,7 @@ public import Foundation
 /// sleep until then instead of polling. ``OutboxDeliverer`` is the real one.
 ///
 /// The daemon runs a pass at start (messages left by earlier runs or a crash), after every run
-/// that queued messages, and whenever the date the previous pass returned comes. Messages
+/// (it may have committed messages or `job.*` events), and whenever the date the previous pass returned comes. Messages
 /// committed by a CLI run that the CLI could not deliver are picked up at the daemon's next
 /// pass.
 public protocol DaemonOutbox: Sendable {

@@ -16,8 +16,9 @@ public import ServiceLifecycle
 ///   job: there is no polling loop. The last slot dealt with is persisted per job in
 ///   `.hearth/scheduler/<job>.json` (``SchedulerStateStore``).
 /// - **On time or missed.** A slot the daemon reaches within ``Options/missedAfter`` (60 s) of
-///   its time runs with trigger `schedule`. Older slots were missed — the daemon was down, the
-///   machine slept, or the clock jumped — and are handled per `catchUp`: `none` records each as
+///   its time runs with trigger `schedule`. Older slots, and every slot but the latest when
+///   several are due at once, were missed — the daemon was down, the machine slept, or the
+///   clock jumped — and are handled per `catchUp`: `none` records each as
 ///   `skipped-catch-up`; `latest` runs the most recent once (trigger `catch-up`) and records
 ///   the others, or records them all when a slot is also due on time right now; `all` runs each
 ///   in order with its own logical time. Slots older than `catchUpWindow` are ignored (logged
@@ -334,8 +335,14 @@ public actor SchedulerDaemon: Service {
             due = j.schedule.slots(from: next, through: now, in: zone)
             if due.first != next { due.insert(next, at: 0) }
         }
-        let missed = due.filter { $0 < lateBound }
-        let onTime = due.filter { $0 >= lateBound }
+        // Only the latest due slot can be on time: when several are due at once the daemon was
+        // not awake for the earlier ones (stopped, asleep, clock jump), however recent they are.
+        var missed = due
+        var onTime: [Date] = []
+        if let last = due.last, last >= lateBound {
+            missed.removeLast()
+            onTime = [last]
+        }
         let wasBusy = j.isBusy
         jobs[name] = j
 
@@ -357,11 +364,11 @@ public actor SchedulerDaemon: Service {
                 for slot in missed { enqueue(name, Pending(slot: slot, trigger: .catchUp, attempt: 1)) }
             }
         }
-        for (i, slot) in onTime.enumerated() {
-            if i == 0 && !wasBusy {
-                enqueue(name, Pending(slot: slot, trigger: .schedule, attempt: 1))
-            } else {
+        if let slot = onTime.first {
+            if wasBusy {
                 overlap(name, slot: slot, now: now)
+            } else {
+                enqueue(name, Pending(slot: slot, trigger: .schedule, attempt: 1))
             }
         }
 
@@ -492,7 +499,9 @@ public actor SchedulerDaemon: Service {
             logger.notice("run \(record.status.rawValue)", metadata: metadata)
         }
         emit(.finished(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt, status: record.status))
-        if outbox != nil, record.messagesQueued > 0, !record.status.isFailure {
+        if outbox != nil {
+            // The run may have committed messages (its own, or the runner's job.succeeded /
+            // job.failed events): a pass now (cheap when the outbox is empty).
             let now = clock.now()
             outboxDue = min(outboxDue ?? now, now)
         }

@@ -30,6 +30,7 @@ extension Hearth {
             do {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
+                _ = try SchedulerDaemon.schedules(for: config)  // a bad schedule is a configuration error (78)
                 guard let file = config.file else {
                     throw UsageError("export systemd needs a configuration file for the units' --config; pass --config PATH")
                 }

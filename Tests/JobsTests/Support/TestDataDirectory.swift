@@ -48,7 +48,8 @@ struct TestDataDirectory {
         let data = try DataDirectory(root: root)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let runner = Runner(config: cfg, data: data, registry: JobCatalog.registry, logger: logger)
+        // No HTTP client: tests that need one build their own environment.
+        let runner = Runner(config: cfg, data: data, registry: JobCatalog.registry, environment: JobEnvironment(notificationTypes: cfg.notificationTypes, pushProvider: cfg.push.provider), logger: logger)
         let date = try #require(Timestamp.parseISO8601(now))
         return try await runner.run(job, options: RunOptions(trigger: .cli, logicalTime: date, startTime: date, dryRun: dryRun, parameters: params))
     }
