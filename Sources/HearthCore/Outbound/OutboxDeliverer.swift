@@ -134,7 +134,10 @@ public struct OutboxDeliverer: Sendable {
                 }
             }
         }
-        if report.dropped > 0 { OutboxStore.pruneDropped(data) }
+        if report.dropped > 0 {
+            let data = self.data
+            await Self.offload { OutboxStore.pruneDropped(data) }
+        }
         if report.attemptedAny || !report.errors.isEmpty {
             logger.log(
                 level: report.retrying + report.deadLettered > 0 || !report.errors.isEmpty ? .notice : .info,
@@ -156,20 +159,6 @@ public struct OutboxDeliverer: Sendable {
         return earliest
     }
 
-    /// Delivers continuously until the task is cancelled: a pass, then sleep until the next
-    /// message is due or `pollInterval` has passed (new messages arrive with commits).
-    public func run(pollInterval: Duration = .seconds(5)) async {
-        while !Task.isCancelled {
-            let report = await deliverDue(now: clock())
-            var wait = pollInterval
-            if let due = report.nextDue {
-                let seconds = max(0, due.timeIntervalSince(clock()))
-                if seconds < DurationFormat.seconds(pollInterval) { wait = .milliseconds(Int64(seconds * 1000) + 1) }
-            }
-            try? await Task.sleep(for: wait)
-        }
-    }
-
     // MARK: One message
 
     /// What happened to one message in a pass.
@@ -178,7 +167,8 @@ public struct OutboxDeliverer: Sendable {
         case retrying(next: Date?, tokensRemoved: Int, endpointsDisabled: Int)
         case dead(tokensRemoved: Int, endpointsDisabled: Int)
         case dropped
-        case busy
+        /// Claimed by another deliverer; worth a look again at `recheck` (in case it died).
+        case busy(recheck: Date)
         case notDue(Date)
         case vanished
         case failed(String)
@@ -211,7 +201,7 @@ public struct OutboxDeliverer: Sendable {
         do {
             switch try OutboxClaim.tryClaim(file) {
             case .claimed(let c): claim = c
-            case .busy: return .busy
+            case .busy: return .busy(recheck: clock().addingTimeInterval(Self.busyRecheck))
             case .gone: return .vanished  // finished by another deliverer since the listing
             }
             bytes = try claim.read()
@@ -379,6 +369,9 @@ public struct OutboxDeliverer: Sendable {
     }
 
     static let fileQueue = DispatchQueue(label: "hearth.outbox.files", attributes: .concurrent)
+
+    /// Seconds after which a message another deliverer held is looked at again.
+    static let busyRecheck: TimeInterval = 30
 
     /// A message is done: removed (`folder` nil), or moved to `dead/` or `dropped/`. Its final
     /// state is written into the new folder (temp file, rename) before the pending file is
@@ -574,7 +567,9 @@ extension OutboxDeliveryReport {
             tokensRemoved += removed
             endpointsDisabled += disabled
         case .dropped: dropped += 1
-        case .busy: busy += 1
+        case .busy(let recheck):
+            busy += 1
+            noteDue(recheck)
         case .notDue(let date):
             notDue += 1
             noteDue(date)

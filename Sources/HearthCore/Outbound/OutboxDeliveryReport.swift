@@ -18,7 +18,8 @@ public struct OutboxDeliveryReport: Sendable, Equatable {
     public var tokensRemoved = 0
     /// Webhook endpoints disabled by a 410.
     public var endpointsDisabled = 0
-    /// The earliest time a message still pending is due, if any.
+    /// The earliest time a message still pending is due, if any (for a message another
+    /// deliverer held, a time to look again).
     public var nextDue: Date?
     /// Failures of the outbox itself (unreadable directory, a write that failed).
     public var errors: [String] = []
