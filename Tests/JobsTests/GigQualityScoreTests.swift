@@ -518,10 +518,10 @@ struct GigQualityScoreTests {
     }
 
     @Test func everyReasonCodeIsDocumentedForTheQualityBadge() throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/jobs-gigs.md")
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         for reason in GigQualityReason.allCases {
-            #expect(text.contains("| `\(reason.rawValue)` |"), "docs/jobs-gigs.md has no table row for \(reason.rawValue)")
+            #expect(text.contains("| `\(reason.rawValue)` |"), "README.md has no table row for \(reason.rawValue)")
         }
     }
 
