@@ -1,5 +1,4 @@
 public import Foundation
-import Dispatch
 import Synchronization
 
 /// A job's view of one run: the times, zone and parameters, reads from the data directory,
@@ -66,14 +65,10 @@ public final class JobContext: Sendable {
         let ids = try store.documentIDs(in: collection)
         let base = collection.split(separator: "/").map(String.init)
         let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
-        let chunk = 512
-        let chunks = (paths.count + chunk - 1) / chunk
-        let parts = Mutex<[Int: [DecodeOutcome<T>]]>([:])
         let store = self.store
-        @Sendable func work(_ c: Int) {
+        let outcomes: [DecodeOutcome<T>] = concurrentChunks(count: paths.count) { range in
             var out: [DecodeOutcome<T>] = []
-            let lo = c * chunk
-            for i in lo..<min(lo + chunk, paths.count) {
+            for i in range {
                 switch store.read(paths[i]) {
                 case .document(let doc):
                     do throws(FieldError) {
@@ -85,19 +80,15 @@ public final class JobContext: Sendable {
                 case .missing: break
                 }
             }
-            parts.withLock { $0[c] = out }
+            return out
         }
-        if chunks == 1 { work(0) } else if chunks > 1 { DispatchQueue.concurrentPerform(iterations: chunks) { work($0) } }
         try Task.checkCancellation()
         var result: [T] = []
-        result.reserveCapacity(paths.count)
-        let all = parts.withLock { $0 }
-        for c in 0..<chunks {
-            for o in all[c] ?? [] {
-                switch o {
-                case .value(let t): result.append(t)
-                case .invalid(let p, let issue): try reportInvalid(p, issue)
-                }
+        result.reserveCapacity(outcomes.count)
+        for o in outcomes {
+            switch o {
+            case .value(let t): result.append(t)
+            case .invalid(let p, let issue): try reportInvalid(p, issue)
             }
         }
         let total = state.withLock { s in

@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 /// The JSON data directory of SPEC §2: `<root>/<collection>/<docId>.json`.
 public struct DataDirectory: DocumentStore {
     /// Firestore's document size limit.
@@ -122,24 +119,7 @@ public struct DataDirectory: DocumentStore {
 
     /// Reads many documents on all cores; results are in the order of `paths`.
     public func readConcurrently(_ paths: [DocumentPath]) -> [DocumentRead] {
-        if paths.count < 64 { return paths.map(read) }
-        let results = Mutex<[Int: [DocumentRead]]>([:])
-        let chunk = 256
-        let chunks = (paths.count + chunk - 1) / chunk
-        DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            let lo = c * chunk
-            let hi = min(lo + chunk, paths.count)
-            var part: [DocumentRead] = []
-            part.reserveCapacity(hi - lo)
-            for i in lo..<hi { part.append(read(paths[i])) }
-            results.withLock { $0[c] = part }
-        }
-        return results.withLock { dict in
-            var out: [DocumentRead] = []
-            out.reserveCapacity(paths.count)
-            for c in 0..<chunks { out.append(contentsOf: dict[c] ?? []) }
-            return out
-        }
+        concurrentChunks(count: paths.count, chunkSize: 256) { range in range.map { read(paths[$0]) } }
     }
 
     /// The version of the file now, for the commit-time check; nil when absent.

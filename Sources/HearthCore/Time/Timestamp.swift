@@ -29,10 +29,9 @@ public enum Timestamp {
     /// `2026-11-21T09:30:00.000Z` (milliseconds, truncated toward the past).
     public static func format(_ date: Date) -> String {
         let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var days = totalMs >= 0 ? totalMs / 86_400_000 : (totalMs - 86_399_999) / 86_400_000
+        let days = totalMs >= 0 ? totalMs / 86_400_000 : (totalMs - 86_399_999) / 86_400_000
         let msOfDay = totalMs - days * 86_400_000
         let (y, m, d) = civil(fromDays: days)
-        days = 0
         let h = msOfDay / 3_600_000
         let mi = (msOfDay / 60_000) % 60
         let s = (msOfDay / 1000) % 60

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import HearthCore
-import Synchronization
 
 extension Hearth {
     /// `hearth read-floor DIR`: the benchmark floor of SPEC §11 — the time to merely read every
@@ -29,19 +27,12 @@ extension Hearth {
                 }
                 let paths = found
                 let start = ContinuousClock.now
-                let total = Mutex(0)
-                let chunk = 512
-                let chunks = (paths.count + chunk - 1) / chunk
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    var bytes = 0
-                    for i in (c * chunk)..<min((c + 1) * chunk, paths.count) {
-                        bytes += (try? FileIO.readFile(paths[i], limit: DataDirectory.maxDocumentSize))??.bytes.count ?? 0
-                    }
-                    total.withLock { $0 += bytes }
+                let sizes: [Int] = concurrentChunks(count: paths.count) { range in
+                    [range.reduce(0) { sum, i in sum + ((try? FileIO.readFile(paths[i], limit: DataDirectory.maxDocumentSize))??.bytes.count ?? 0) }]
                 }
                 let elapsed = ContinuousClock.now - start
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                emit("{\"files\": \(paths.count), \"bytes\": \(total.withLock { $0 }), \"seconds\": \(seconds)}\n")
+                emit("{\"files\": \(paths.count), \"bytes\": \(sizes.reduce(0, +)), \"seconds\": \(seconds)}\n")
             } catch {
                 throw ExitStatus.fail(error)
             }
