@@ -13,11 +13,11 @@
 #    the libcurl client, 100 in flight, without the outbox — the provider's own ceiling.
 # 4. Times `hearth plan notification-fanout` (the job alone: reads, decides, reports), then
 #    `hearth run notification-fanout`: reads everything, queues N pushes and commits them
-#    to .hearth/outbox/pending/ in one atomic commit (the delivery right after the run cannot
+#    to .hearth/outbox/pending/ (batches of 10,000 messages) in one atomic commit (the delivery right after the run cannot
 #    start: $BENCH_FCM_SA, the service account variable, is unset during this phase).
 # 5. Times `hearth outbox deliver` with the variable set: the OAuth mint, N `messages:send`
-#    requests (100 in flight over HTTP/2, [outbox] concurrency), and for each message the claim,
-#    the state bookkeeping and the removal from pending/.
+#    requests (100 in flight over HTTP/2, [outbox] concurrency), the claim of each batch, one
+#    delivery-log record per message, and the removal of each finished batch.
 # Prints wall time, pushes per second and peak RSS (/usr/bin/time -v) for each phase.
 #
 # Environment: BIN=path/to/hearth (skip the build), SCRATCH=.build (SwiftPM scratch path),
@@ -108,9 +108,12 @@ measure "FCM provider alone (no outbox)" "$N" "$BIN" bench-push --service-accoun
   --endpoint "https://localhost:$PORT" --token-uri "https://localhost:$PORT/token" --ca-file "$WORK/ca/ca.pem" --count "$N" --concurrency 100
 measure "plan notification-fanout (dry)" "$N" env -u BENCH_FCM_SA "$BIN" plan notification-fanout --config "$WORK/hearth.toml" --now "$NOW" --limit 3
 measure "run notification-fanout (queue)" "$N" env -u BENCH_FCM_SA "$BIN" run notification-fanout --config "$WORK/hearth.toml" --now "$NOW" --limit 3
-pending=$(find "$WORK/data/.hearth/outbox/pending" -name '*.json' | wc -l)
+count_pending() {  # messages waiting in the outbox (single files and batches)
+  "$BIN" outbox list --config "$WORK/hearth.toml" --format json | python3 -c 'import json, sys; print(sum(1 for m in json.load(sys.stdin) if m["state"] == "pending"))'
+}
+pending=$(count_pending)
 [ "$pending" = "$N" ] || { echo "expected $N pending messages, found $pending" >&2; exit 1; }
 measure "outbox deliver (FCM)" "$N" env BENCH_FCM_SA="$WORK/creds/service-account.json" "$BIN" outbox deliver --config "$WORK/hearth.toml"
 cat "$WORK/out.txt"
-left=$(find "$WORK/data/.hearth/outbox/pending" -name '*.json' | wc -l)
+left=$(count_pending)
 [ "$left" = "0" ] || { echo "$left messages still pending" >&2; exit 1; }

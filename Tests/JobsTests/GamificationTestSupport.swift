@@ -25,8 +25,10 @@ enum GamificationCheck {
         (try? FileManager.default.attributesOfItem(atPath: d.root + "/" + path + ".json"))?[.modificationDate] as? Date
     }
 
+    /// The ids of the messages waiting in the outbox (single files and batches), sorted.
     static func pendingOutbox(_ d: TestDataDirectory) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: d.root + "/.hearth/outbox/pending")) ?? []).sorted()
+        guard let data = try? DataDirectory(root: d.root) else { return [] }
+        return ((try? OutboxStore.messages(in: .pending, data: data)) ?? []).map(\.id).sorted()
     }
 
     /// Dry-runs `job`, checks that nothing was written, runs it for real, and checks that the
@@ -75,7 +77,7 @@ enum GamificationCheck {
         #expect(dry.plan.messages == real.plan.messages, sourceLocation: sourceLocation)
         #expect(dry.plan.warnings == real.plan.warnings, sourceLocation: sourceLocation)
         let queued = Set(pendingOutbox(d)).subtracting(outboxBefore)
-        #expect(queued == Set(real.plan.messages.map { OutboxStore.fileName($0.id) + ".json" }), sourceLocation: sourceLocation)
+        #expect(queued == Set(real.plan.messages.map(\.id)), sourceLocation: sourceLocation)
         return real
     }
 

@@ -227,7 +227,7 @@ struct NotificationFanoutTests {
             """)
         #expect(d.text("broadcasts/b3") == b3)
         #expect(d.text("broadcasts/b4") == b4)
-        #expect(GamificationCheck.pendingOutbox(d) == Self.expectedMessages.map { OutboxStore.fileName($0.id) + ".json" }.sorted())
+        #expect(GamificationCheck.pendingOutbox(d) == Self.expectedMessages.map(\.id).sorted())
 
         // What was handled is in Hearth's ledger, never in the notifications.
         let ledger = try Ledger.entries(

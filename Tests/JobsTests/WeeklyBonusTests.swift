@@ -175,7 +175,7 @@ struct WeeklyBonusTests {
         #expect(outcome.plan.messages == [
             .event("bonus.paid", id: "bonus.paid-2026-W47", data: JSONObject([("week", "2026-W47"), ("users", 4), ("points", 200)])),
         ])
-        #expect(GamificationCheck.pendingOutbox(d) == ["bonus.paid-2026-W47.json"])
+        #expect(GamificationCheck.pendingOutbox(d) == ["bonus.paid-2026-W47"])
     }
 
     @Test func runningTwicePaysOnce() async throws {

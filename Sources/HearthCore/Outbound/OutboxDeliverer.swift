@@ -112,27 +112,34 @@ public struct OutboxDeliverer: Sendable {
     public func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
         var report = OutboxDeliveryReport()
         let names: [String]
+        let batches: [String]
         do {
             names = try OutboxStore.names(in: .pending, data: data)
+            batches = try OutboxStore.batchNames(data)
+            removeOrphanLogs(batches: batches)
         } catch {
             logger.error("cannot list the outbox: \(error)")
             report.errors.append(error.description)
             return report
         }
-        if names.isEmpty { return report }
+        if names.isEmpty && batches.isEmpty { return report }
         let pass = Pass(disabled: DisabledEndpoints(data: data).disabledNames(among: webhooks))
+        var work = WorkList(files: names, batches: batches, deliverer: self)
         await withTaskGroup(of: Result.self) { group in
-            var next = names.makeIterator()
-            for _ in 0..<options.concurrency {
-                guard let name = next.next() else { break }
-                group.addTask { await self.process(name, now: now, pass: pass) }
+            var inFlight = 0
+            while inFlight < options.concurrency, let item = work.next(&report) {
+                group.addTask { await self.process(item, now: now, pass: pass) }
+                inFlight += 1
             }
             while let result = await group.next() {
                 report.add(result)
-                if let name = next.next() {
-                    group.addTask { await self.process(name, now: now, pass: pass) }
+                if let item = work.next(&report) {
+                    group.addTask { await self.process(item, now: now, pass: pass) }
                 }
             }
+        }
+        for batch in work.claimed {
+            if let error = await close(batch) { report.errors.append(error) }
         }
         if report.dropped > 0 {
             let data = self.data
@@ -149,14 +156,8 @@ public struct OutboxDeliverer: Sendable {
     /// The earliest time a pending message is due (now or in the past when one is due
     /// already); nil when nothing is pending. For the daemon's sleep.
     public func nextDueDate() -> Date? {
-        guard let names = try? OutboxStore.names(in: .pending, data: data) else { return nil }
-        var earliest: Date?
-        for name in names {
-            guard let bytes = try? FileIO.readSmallFile(pendingDirectory + "/" + name) else { continue }
-            let due = OutboxEnvelope(bytes: bytes)?.dueAt ?? .distantPast
-            if earliest == nil || due < earliest! { earliest = due }
-        }
-        return earliest
+        guard let messages = try? OutboxStore.messages(in: .pending, data: data) else { return nil }
+        return messages.map(\.dueAt).min()
     }
 
     // MARK: One message
@@ -189,11 +190,29 @@ public struct OutboxDeliverer: Sendable {
         let disabled: Mutex<Set<String>>
         let secrets = Mutex<[String: Swift.Result<WebhookSecret, WebhookSecretError>]>([:])
 
+        let droppedStored = Mutex(0)
+
         init(disabled: Set<String>) {
             self.disabled = Mutex(disabled)
         }
+
+        /// Whether one more dropped message may be written to `dropped/` this pass.
+        func mayStoreDropped() -> Bool {
+            droppedStored.withLock { n in
+                defer { n += 1 }
+                return n < OutboxStore.droppedRetention
+            }
+        }
     }
 
+    func process(_ item: WorkItem, now: Date, pass: Pass) async -> Result {
+        switch item {
+        case .file(let name): return await process(name, now: now, pass: pass)
+        case .batched(let batch, let line): return await process(line: line, of: batch, now: now, pass: pass)
+        }
+    }
+
+    /// One message of a single file: claimed, attempted, and its file replaced or removed.
     func process(_ name: String, now: Date, pass: Pass) async -> Result {
         let file = pendingDirectory + "/" + name
         let claim: OutboxClaim
@@ -210,7 +229,7 @@ public struct OutboxDeliverer: Sendable {
         }
         defer { claim.release() }
 
-        guard var envelope = OutboxEnvelope(bytes: bytes), let kind = envelope.kind else {
+        guard var envelope = OutboxEnvelope(bytes: bytes), envelope.kind != nil else {
             logger.error("outbox message file is not a valid message; moved to dead letters", metadata: ["file": "\(name)"])
             do {
                 try OutboxStore.move(name, from: .pending, to: .dead, data: data)
@@ -219,11 +238,42 @@ public struct OutboxDeliverer: Sendable {
                 return .failed(error.description)
             }
         }
+        switch await advance(&envelope, now: now, pass: pass) {
+        case .notDue(let date):
+            return .notDue(date)
+        case .finished(let folder, let tokensRemoved, let endpointsDisabled):
+            return await finish(envelope, claim: claim, name: name, as: folder, pass: pass, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+        case .retrying(let tokensRemoved, let endpointsDisabled):
+            let updated = envelope
+            return await Self.offload { [logger] in
+                defer { claim.release() }  // after the rename: the old inode is released here
+                do {
+                    try FileIO.writeAtomically(file, updated.bytes)
+                } catch {
+                    logger.error("cannot record the delivery state of an outbox message: \(error)", metadata: ["id": "\(updated.id)"])
+                    return .failed("\(error)")
+                }
+                return .retrying(next: updated.dueAt, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            }
+        }
+    }
+
+    /// Where one attempt left a message.
+    enum Step {
+        case notDue(Date)
+        /// Done: removed (`nil`), or to be moved to `dead/` or `dropped/`.
+        case finished(OutboxStore.Folder?, tokensRemoved: Int, endpointsDisabled: Int)
+        case retrying(tokensRemoved: Int, endpointsDisabled: Int)
+    }
+
+    /// Attempts every pending target of `envelope` once (when due) and updates its state.
+    func advance(_ envelope: inout OutboxEnvelope, now: Date, pass: Pass) async -> Step {
+        guard let kind = envelope.kind else { return .finished(.dead, tokensRemoved: 0, endpointsDisabled: 0) }
         if envelope.dueAt > now { return .notDue(envelope.dueAt) }
 
         if envelope.attempts > 0, let base = envelope.ageBase, clock().timeIntervalSince(base) >= DurationFormat.seconds(options.maxAge) {
             envelope.reason = "older than maxAge (\(DurationFormat.format(options.maxAge))) after \(envelope.attempts) attempt\(envelope.attempts == 1 ? "" : "s"); last error: \(envelope.lastError ?? "none")"
-            return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: 0, endpointsDisabled: 0)
+            return .finished(.dead, tokensRemoved: 0, endpointsDisabled: 0)
         }
 
         // The targets: resolved at the first attempt, then kept.
@@ -235,7 +285,7 @@ public struct OutboxDeliverer: Sendable {
         if let dropReason {
             envelope.reason = dropReason
             logger.info("outbox message dropped", metadata: ["id": "\(envelope.id)", "reason": "\(dropReason)"])
-            return await finish(envelope, claim: claim, name: name, as: .dropped, tokensRemoved: 0, endpointsDisabled: 0)
+            return .finished(.dropped, tokensRemoved: 0, endpointsDisabled: 0)
         }
 
         // One attempt for every pending target, in parallel.
@@ -325,37 +375,27 @@ public struct OutboxDeliverer: Sendable {
         let anyFailed = targets.contains { $0.state == .failed }
 
         if !anyPending && !anyFailed {
-            return await finish(envelope, claim: claim, name: name, as: nil, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            return .finished(nil, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
         if !anyPending {
             envelope.reason = "permanent failure: \(envelope.lastError ?? "rejected")"
-            return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            return .finished(.dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
         if attempted {
             if envelope.attempts >= options.maxAttempts {
                 envelope.reason = "gave up after \(envelope.attempts) attempt\(envelope.attempts == 1 ? "" : "s") (maxAttempts); last error: \(envelope.lastError ?? "none")"
-                return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+                return .finished(.dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
             }
             var random = SystemRandomNumberGenerator()
             let delay = retryAfter ?? RetryBackoff.delay(retry: envelope.attempts, min: options.backoffMin, max: options.backoffMax, using: &random)
             let next = at.addingTimeInterval(DurationFormat.seconds(delay))
             if let base = envelope.ageBase, next.timeIntervalSince(base) >= DurationFormat.seconds(options.maxAge) {
                 envelope.reason = "the next attempt would be past maxAge (\(DurationFormat.format(options.maxAge))); last error: \(envelope.lastError ?? "none")"
-                return await finish(envelope, claim: claim, name: name, as: .dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+                return .finished(.dead, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
             }
             envelope.nextAttemptAt = next
         }
-        let updated = envelope
-        return await Self.offload { [logger, tokensRemoved, endpointsDisabled] in
-            defer { claim.release() }  // after the rename: the old inode is released here
-            do {
-                try FileIO.writeAtomically(file, updated.bytes)
-            } catch {
-                logger.error("cannot record the delivery state of an outbox message: \(error)", metadata: ["id": "\(updated.id)"])
-                return .failed("\(error)")
-            }
-            return .retrying(next: updated.dueAt, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-        }
+        return .retrying(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
     }
 
     /// Runs blocking file work — fsync, and above all the release of a deleted or replaced
@@ -377,15 +417,15 @@ public struct OutboxDeliverer: Sendable {
     /// state is written into the new folder (temp file, rename) before the pending file is
     /// unlinked, so a crash in between leaves it in both folders — and the pending copy is
     /// attempted once more — never in neither.
-    private func finish(_ finished: OutboxEnvelope, claim: OutboxClaim, name: String, as folder: OutboxStore.Folder?, tokensRemoved: Int, endpointsDisabled: Int) async -> Result {
+    private func finish(_ finished: OutboxEnvelope, claim: OutboxClaim, name: String, as folder: OutboxStore.Folder?, pass: Pass, tokensRemoved: Int, endpointsDisabled: Int) async -> Result {
         await Self.offload { [self] in
             defer { claim.release() }  // after the unlink: the inode is released here
             var envelope = finished
-            return complete(&envelope, name: name, as: folder, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            return complete(&envelope, name: name, as: folder, pass: pass, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
     }
 
-    private func complete(_ envelope: inout OutboxEnvelope, name: String, as folder: OutboxStore.Folder?, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
+    private func complete(_ envelope: inout OutboxEnvelope, name: String, as folder: OutboxStore.Folder?, pass: Pass, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
         let file = pendingDirectory + "/" + name
         do {
             guard let folder, folder != .pending else {
@@ -393,27 +433,39 @@ public struct OutboxDeliverer: Sendable {
                 logger.debug("outbox message delivered", metadata: ["id": "\(envelope.id)"])
                 return .delivered(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
             }
-            envelope.finishedAt = clock()
-            if folder == .dropped, let tokens = envelope.queuedTokens {
-                // Kept for inspection only: no need to keep the device tokens.
-                var payload = envelope.payload
-                payload["tokens"] = .array(tokens.map { .string(Plan.redact($0)) })
-                envelope.object["payload"] = .object(payload)
-            }
-            let dir = OutboxStore.directory(folder, in: data)
-            try FileIO.makeDirectories(dir)
-            try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
-            if folder == .dead { try FileIO.fsyncDirectory(dir) }
+            try store(&envelope, name: name, in: folder, pass: pass)
             try FileIO.remove(file)
-            if folder == .dropped { return .dropped }
-            logger.warning(
-                "outbox message moved to dead letters (see `hearth outbox dead`, `hearth outbox retry ID`)",
-                metadata: ["id": "\(envelope.id)", "reason": "\(envelope.reason ?? "")"])
-            return .dead(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+            return finished(envelope, in: folder, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         } catch {
             logger.error("cannot finish an outbox message: \(error)", metadata: ["id": "\(envelope.id)"])
             return .failed(error.description)
         }
+    }
+
+    /// Writes a dead or dropped message's final state into its folder (a dead letter durably).
+    func store(_ envelope: inout OutboxEnvelope, name: String, in folder: OutboxStore.Folder, pass: Pass) throws(FileIO.Failure) {
+        envelope.finishedAt = clock()
+        // One pass keeps at most `droppedRetention` dropped messages (pruning keeps no more).
+        if folder == .dropped, !pass.mayStoreDropped() { return }
+        if folder == .dropped, let tokens = envelope.queuedTokens {
+            // Kept for inspection only: no need to keep the device tokens.
+            var payload = envelope.payload
+            payload["tokens"] = .array(tokens.map { .string(Plan.redact($0)) })
+            envelope.object["payload"] = .object(payload)
+        }
+        let dir = OutboxStore.directory(folder, in: data)
+        try FileIO.makeDirectories(dir)
+        try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
+        if folder == .dead { try FileIO.fsyncDirectory(dir) }
+    }
+
+    /// The result for a message just stored in `dead/` or `dropped/`.
+    func finished(_ envelope: OutboxEnvelope, in folder: OutboxStore.Folder, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
+        if folder == .dropped { return .dropped }
+        logger.warning(
+            "outbox message moved to dead letters (see `hearth outbox dead`, `hearth outbox retry ID`)",
+            metadata: ["id": "\(envelope.id)", "reason": "\(envelope.reason ?? "")"])
+        return .dead(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
     }
 
     // MARK: Targets

@@ -2,8 +2,11 @@ public import Foundation
 
 /// The outbox on disk, under `.hearth/outbox/`:
 ///
-/// - `pending/<name>.json`: a message waiting for delivery (written in the job's atomic
-///   commit), with its delivery state (see ``OutboxEnvelope``);
+/// - `pending/<run>.jsonl` (+ `.jsonl.log`): the messages one run queued, written in the run's
+///   atomic commit as one batch, with an append-only delivery log (see ``OutboxBatch``);
+/// - `pending/<name>.json`: a single message waiting for delivery, with its delivery state (see
+///   ``OutboxEnvelope``): `job.failed` events (a failed run commits nothing) and dead letters
+///   put back by `hearth outbox retry`;
 /// - `dead/<name>.json`: dead letters (attempts or age exhausted, or a permanent failure);
 ///   `hearth outbox retry ID` moves one back;
 /// - `dropped/<name>.json`: messages with nothing to deliver to (no push provider configured, no
@@ -24,6 +27,26 @@ public enum OutboxStore {
 
     public static func relativePath(pending id: String) -> String {
         ".hearth/outbox/pending/\(fileName(id)).json"
+    }
+
+    /// Batch `part` (from 1) of the messages run `runID` of `job` queued.
+    public static func relativePath(batchOf job: String, runID: String, part: Int) -> String {
+        ".hearth/outbox/pending/\(batchPrefix(job: job, runID: runID))\(String(format: "%04d", part))\(OutboxBatch.suffix)"
+    }
+
+    /// What the names of a run's batches start with.
+    static func batchPrefix(job: String, runID: String) -> String {
+        fileName("\(job)-\(runID)") + "-b"
+    }
+
+    /// The journal operations writing `messages` as the batches of one run.
+    public static func batchOperations(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Journal.Operation] {
+        stride(from: 0, to: messages.count, by: OutboxBatch.maxMessages).enumerated().map { part, start in
+            let chunk = messages[start..<min(messages.count, start + OutboxBatch.maxMessages)]
+            return .put(
+                relativePath(batchOf: job, runID: runID, part: part + 1),
+                OutboxBatch.encode(chunk.map { envelope($0, job: job, runID: runID, createdAt: createdAt) }))
+        }
     }
 
     /// Message ids become file names; anything outside `[A-Za-z0-9._-]` is percent-encoded.
@@ -64,12 +87,33 @@ public enum OutboxStore {
         return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
     }
 
-    /// Whether any message waits in `pending/`.
-    public static func hasPending(_ data: DataDirectory) -> Bool {
-        ((try? names(in: .pending, data: data)) ?? []).isEmpty == false
+    /// The batches in `pending/` (their names without ``OutboxBatch/suffix``), sorted.
+    public static func batchNames(_ data: DataDirectory) throws(FileIO.Failure) -> [String] {
+        let names = try FileIO.list(directory(.pending, in: data)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(OutboxBatch.suffix) }.map { String($0.dropLast(OutboxBatch.suffix.count)) }.sorted()
     }
 
-    /// The messages in a folder, in file-name order. Unreadable files are skipped.
+    static func batchPath(_ name: String, data: DataDirectory) -> String {
+        directory(.pending, in: data) + "/" + name + OutboxBatch.suffix
+    }
+
+    static func batchLogPath(_ name: String, data: DataDirectory) -> String {
+        directory(.pending, in: data) + "/" + name + OutboxBatch.logSuffix
+    }
+
+    /// Batch `name` with its delivery log applied; nil when it does not exist.
+    public static func batch(_ name: String, data: DataDirectory) throws(FileIO.Failure) -> OutboxBatch? {
+        guard let bytes = try FileIO.readSmallFile(batchPath(name, data: data)) else { return nil }
+        return OutboxBatch(batch: bytes, log: try FileIO.readSmallFile(batchLogPath(name, data: data)))
+    }
+
+    /// Whether any message waits in `pending/`.
+    public static func hasPending(_ data: DataDirectory) -> Bool {
+        ((try? names(in: .pending, data: data)) ?? []).isEmpty == false || ((try? batchNames(data)) ?? []).isEmpty == false
+    }
+
+    /// The messages in a folder: single files in file-name order, then (for `pending/`) the
+    /// unfinished messages of each batch. Unreadable files are skipped.
     public static func messages(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
         var out: [OutboxEnvelope] = []
         for name in try names(in: folder, data: data) {
@@ -78,13 +122,22 @@ public enum OutboxStore {
             else { continue }
             out.append(envelope)
         }
+        if folder == .pending {
+            for name in try batchNames(data) {
+                out += try batch(name, data: data)?.liveMessages ?? []
+            }
+        }
         return out
     }
 
     /// The folder holding message `id`, if any.
     public static func locate(id: String, data: DataDirectory) -> Folder? {
         let name = fileName(id) + ".json"
-        return Folder.allCases.first { exists(directory($0, in: data) + "/" + name) }
+        if exists(directory(.pending, in: data) + "/" + name) { return .pending }
+        for batchName in (try? batchNames(data)) ?? [] where (try? batch(batchName, data: data))??.holds(id) == true {
+            return .pending
+        }
+        return [Folder.dead, .dropped].first { exists(directory($0, in: data) + "/" + name) }
     }
 
     static func exists(_ path: String) -> Bool {
@@ -122,11 +175,15 @@ public enum OutboxStore {
         guard let bytes = try FileIO.readSmallFile(dead) else { return false }
         // A deliverer finishing a message writes the dead letter before it unlinks the pending
         // file: while both exist, the message is not a dead letter yet.
-        if exists(directory(.pending, in: data) + "/" + name) {
-            throw FileIO.Failure(path: dead, operation: "retry (the message is still pending; try again in a moment)", errno: EBUSY)
-        }
         guard var envelope = OutboxEnvelope(bytes: bytes) else {
             throw FileIO.Failure(path: dead, operation: "parse (the dead letter is not a valid message file; inspect or remove it)", errno: EINVAL)
+        }
+        // Likewise for a message of a batch whose log does not say `dead` yet.
+        let inBatch = envelope.job.flatMap { job in envelope.runID.map { batchPrefix(job: job, runID: $0) } }.map { prefix in
+            ((try? batchNames(data)) ?? []).contains { $0.hasPrefix(prefix) && (try? batch($0, data: data))??.holds(id) == true }
+        } ?? false
+        if inBatch || exists(directory(.pending, in: data) + "/" + name) {
+            throw FileIO.Failure(path: dead, operation: "retry (the message is still pending; try again in a moment)", errno: EBUSY)
         }
         envelope.attempts = 0
         envelope.firstAttemptAt = nil

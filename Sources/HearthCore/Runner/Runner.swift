@@ -103,9 +103,7 @@ public struct Runner: Sendable {
             }
             record.end = clock.now()
             if record.end < record.start { record.end = record.start }
-            let outbox = changeset.messages.map { m in
-                Journal.Operation.put(OutboxStore.relativePath(pending: m.id), JSONWriter.document(OutboxStore.envelope(m, job: name, runID: runID, createdAt: start)))
-            }
+            let outbox = OutboxStore.batchOperations(changeset.messages, job: name, runID: runID, createdAt: start)
             let recordOp = Journal.Operation.put(record.relativePath, JSONWriter.document(record.json))
             do {
                 let ledger = Ledger.operations(records: changeset.ledgerRecords, deletes: changeset.ledgerDeletes, job: name, runID: runID)
