@@ -186,15 +186,24 @@ public struct DemoData: Sendable {
             }
         }
 
-        // 100 achievements across the categories.
+        // 100 achievements across the categories, 12 or 13 tiers each (requirement = the
+        // category's base × tier). The bases are set so that about one user in ten has
+        // reached an achievement not unlocked yet, as on an ordinary day of an app whose
+        // achievement-unlock runs every ten minutes — not a backlog of every achievement ever
+        // reached at once: each user reaches the first streak tier (80 days) with a chance of
+        // ~5%, the first xp tier (28,000 XP) ~3%, the first trades and collaborations tiers
+        // rarely, the others (challenges 2, level 7, gifts 8, points gifted 600) about never.
         for a in 1...100 {
             let category = Self.categories[(a - 1) % Self.categories.count]
+            let tier = Int64(1 + (a - 1) / Self.categories.count)
             let requirement: Int64 = switch category {
-            case "xp": Int64(a * 250)
-            case "level": Int64(1 + a % 8)
-            case "points_gifted": Int64(a * 20)
-            case "streaks": Int64(3 + a % 30)
-            default: Int64(1 + a % 10)
+            case "xp": 28_000 * tier
+            case "level": 6 + tier
+            case "points_gifted": 600 * tier
+            case "streaks": 80 * tier
+            case "trades": 3 * tier
+            case "gifts": 7 + tier
+            default: 2 * tier
             }
             try w.put("achievements", "ach-" + (a < 10 ? "00" : a < 100 ? "0" : "") + String(a), JSONObject([
                 ("name", .string("\(category.capitalized) \(["Bronze", "Silver", "Gold", "Platinum"][a % 4]) \(a)")), ("description", .string("Reach \(requirement) in \(category)")),

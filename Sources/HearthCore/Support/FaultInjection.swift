@@ -20,6 +20,9 @@ enum FaultInjection {
     }
 
     static func beforeCommit(attempt: Int) {
-        if pauseBeforeCommit > 0, attempt == 1 { usleep(pauseBeforeCommit * 1000) }
+        guard pauseBeforeCommit > 0, attempt == 1 else { return }
+        // Tests wait for this line to know the job has read everything.
+        FileHandle.standardError.write(Data("hearth fault injection: pausing \(pauseBeforeCommit) ms before the commit\n".utf8))
+        usleep(pauseBeforeCommit * 1000)
     }
 }

@@ -12,7 +12,9 @@ public enum FileIO {
         public var operation: String
         public var errno: Int32
         public var description: String {
-            "\(operation) \(path): \(String(cString: strerror(errno)))"
+            let text = "\(operation) \(path): \(String(cString: strerror(errno)))"
+            guard errno == ENOSPC || errno == EDQUOT else { return text }
+            return text + " (free space on that file system and run the command again; a commit cut short is finished or rolled back by `hearth recover`, which every run does first)"
         }
     }
 

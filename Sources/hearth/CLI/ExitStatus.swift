@@ -9,6 +9,7 @@ enum ExitStatus {
     static let changesPresent: Int32 = 2
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
+    static let ioError: Int32 = 74
     static let tempFail: Int32 = 75
     static let config: Int32 = 78
 
@@ -18,6 +19,7 @@ enum ExitStatus {
         case is InvalidInputError: return dataError
         case is LockBusyError, is ConflictError: return tempFail
         case is ConfigError, is JobSetupError, is StoreError: return config
+        case is FileIO.Failure: return ioError
         default: return jobFailed
         }
     }
