@@ -106,7 +106,8 @@ struct OutboxEndToEndTests {
         try s.write("push.secret", pushSecret + "\n")
         chmod(s.path + "/hook.secret", 0o600)
         chmod(s.path + "/push.secret", 0o600)
-        #expect(try HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "40", "--seed", "7"]).status == 0)
+        // 300 users: the seed's achievements are hard to reach, this gives 11 unlocks with pushes.
+        #expect(try HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "300", "--seed", "7"]).status == 0)
         let config = Self.config(
             dataDir: "d", webhookURL: receiver.url("/ok/ops?key=URLSECRET"),
             extra: """

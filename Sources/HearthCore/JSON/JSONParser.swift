@@ -195,16 +195,20 @@ public struct JSONParser: ~Copyable {
         pos += 1
         let start = pos
         // Fast path: no escapes.
+        var ascii = true
         while pos < bytes.count {
             let b = bytes[pos]
             if b == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<pos])
                 pos += 1
+                // ASCII is valid UTF-8 as it is: skip the (generic, slower) validating initializer.
+                if ascii { return String(decoding: slice, as: UTF8.self) }
                 guard let s = String(validating: slice, as: UTF8.self) else {
                     throw error("invalid UTF-8 in string", at: start)
                 }
                 return s
             }
+            ascii = ascii && b < 0x80
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw error("control character in string") }
             pos += 1

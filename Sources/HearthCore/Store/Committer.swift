@@ -109,47 +109,56 @@ public struct Committer: Sendable {
     /// journal is removed.
     func apply(_ journal: Journal) throws {
         var dirs = Set<String>()
-        let batch = journal.operations.count > Committer.batchSyncThreshold
-        var renames: [(tmp: String, path: String)] = []
+        // (absolute path, new bytes or nil for a delete), in journal order.
+        var collected: [(path: String, bytes: [UInt8]?)] = []
+        collected.reserveCapacity(journal.operations.count)
         for op in journal.operations {
+            let rel: String
+            let bytes: [UInt8]?
             switch op {
-            case .put(let rel, let bytes):
-                guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
-                let path = data.root + "/" + rel
-                let dir = FileIO.directoryName(path)
-                if !dirs.contains(dir) { try FileIO.makeDirectories(dir) }
-                dirs.insert(dir)
-                if batch {
-                    renames.append((try FileIO.writeTemporary(for: path, bytes, sync: false), path))
-                } else {
-                    try FileIO.writeAtomically(path, bytes)
-                }
-                FaultInjection.commitStep()
-            case .delete(let rel):
-                guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
-                let path = data.root + "/" + rel
-                if batch {
-                    renames.append(("", path))
-                } else {
-                    try FileIO.remove(path)
-                    FaultInjection.commitStep()
-                }
-                dirs.insert(FileIO.directoryName(path))
+            case .put(let r, let b): (rel, bytes) = (r, b)
+            case .delete(let r): (rel, bytes) = (r, nil)
             }
+            guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
+            let path = data.root + "/" + rel
+            let dir = FileIO.directoryName(path)
+            if bytes != nil, !dirs.contains(dir) { try FileIO.makeDirectories(dir) }
+            dirs.insert(dir)
+            collected.append((path, bytes))
         }
-        if batch {
-            try FileIO.syncFileSystem(data.root)
-            for r in renames {
-                if r.tmp.isEmpty {
-                    try FileIO.remove(r.path)
-                } else if rename(r.tmp, r.path) != 0 {
-                    throw FileIO.Failure(path: r.path, operation: "rename", errno: errno)
-                }
+        let items = collected
+        guard items.count > Committer.batchSyncThreshold else {
+            for item in items {
+                if let bytes = item.bytes { try FileIO.writeAtomically(item.path, bytes) } else { try FileIO.remove(item.path) }
                 FaultInjection.commitStep()
             }
-            try FileIO.syncFileSystem(data.root)
-        } else {
             for d in dirs.sorted() { try FileIO.fsyncDirectory(d) }
+            return
         }
+        // Big commits: temp files on all cores, one syncfs, renames on all cores, one syncfs.
+        // Neither step depends on the order of the files (the journal is the commit point), and
+        // a failure leaves only temp files that recovery rewrites under the same names.
+        let written = concurrentChunks(count: items.count, chunkSize: 128) { range in
+            range.map { i -> Result<String, FileIO.Failure> in
+                guard let bytes = items[i].bytes else { return .success("") }
+                defer { FaultInjection.commitStep() }
+                return Result { () throws(FileIO.Failure) in try FileIO.writeTemporary(for: items[i].path, bytes, sync: false) }
+            }
+        }
+        let temps = try written.map { try $0.get() }
+        try FileIO.syncFileSystem(data.root)
+        let failures = concurrentChunks(count: items.count, chunkSize: 128) { range in
+            range.compactMap { i -> FileIO.Failure? in
+                defer { FaultInjection.commitStep() }
+                if temps[i].isEmpty {
+                    do throws(FileIO.Failure) { try FileIO.remove(items[i].path) } catch { return error }
+                } else if rename(temps[i], items[i].path) != 0 {
+                    return FileIO.Failure(path: items[i].path, operation: "rename", errno: errno)
+                }
+                return nil
+            }
+        }
+        if let failure = failures.first { throw failure }
+        try FileIO.syncFileSystem(data.root)
     }
 }

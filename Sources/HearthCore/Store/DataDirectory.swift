@@ -82,11 +82,16 @@ public struct DataDirectory: DocumentStore {
         let file = filePath(path)
         let rel = path.relativeFile
         do {
-            guard let l = try FileIO.lstatPath(file) else { return .missing(path) }
-            if l.isSymlink, !staysInside(file) {
-                return .invalid(path, DocumentIssue(file: rel, message: "symbolic link pointing outside the data directory; Hearth never follows it. Replace it with the document itself."))
+            // Not following a final symlink first saves an `lstat` per document; a symlink
+            // (ELOOP) is then followed only when it stays inside the data directory.
+            var read = try FileIO.readFile(file, limit: DataDirectory.maxDocumentSize, followSymlink: false)
+            if read == nil, try FileIO.lstatPath(file)?.isSymlink == true {
+                guard staysInside(file) else {
+                    return .invalid(path, DocumentIssue(file: rel, message: "symbolic link pointing outside the data directory; Hearth never follows it. Replace it with the document itself."))
+                }
+                read = try FileIO.readFile(file, limit: DataDirectory.maxDocumentSize)
             }
-            guard let (bytes, st, tooLarge) = try FileIO.readFile(file, limit: DataDirectory.maxDocumentSize) else {
+            guard let (bytes, st, tooLarge) = read else {
                 return .missing(path)
             }
             if !st.isRegular {

@@ -62,10 +62,13 @@ public enum FileIO {
 
     /// Reads a whole file, refusing more than `limit` bytes. Returns the bytes and the stat taken
     /// on the open descriptor, so both describe the same file.
-    public static func readFile(_ path: String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    ///
+    /// With `followSymlink: false`, a final symbolic link is not followed and reads as nil (like
+    /// a missing file), so the caller can look at it.
+    public static func readFile(_ path: String, limit: Int, followSymlink: Bool = true) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followSymlink ? 0 : O_NOFOLLOW))
         if fd < 0 {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT || (!followSymlink && errno == ELOOP) { return nil }
             throw Failure(path: path, operation: "open", errno: errno)
         }
         defer { close(fd) }
