@@ -79,4 +79,20 @@ struct JSONRoundTripTests {
         #expect(a.sameContent(as: b))
         #expect(!a.sameContent(as: try JSONParser.parse(#"{"a": 1, "b": [1, {"x": 2}]}"#)))
     }
+
+    /// Small objects find a repeated key by scanning, large ones through an index; either way
+    /// the last value wins in the first key's place.
+    @Test(arguments: [3, 33, 5_000])
+    func aRepeatedKeyKeepsItsPlaceAndTakesTheLastValue(keys: Int) throws {
+        let members = (0..<keys).map { "\"k\($0)\": \($0)" } + ["\"k1\": \"again\""]
+        guard case .object(let o) = try JSONParser.parse("{" + members.joined(separator: ", ") + "}") else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(o.count == keys)
+        #expect(o.keys.first == "k0")
+        #expect(o.keys[1] == "k1")
+        #expect(o["k1"] == .string("again"))
+        #expect(o["k\(keys - 1)"] == .int(Int64(keys - 1)))
+    }
 }

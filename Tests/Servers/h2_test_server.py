@@ -9,76 +9,41 @@ exits when its stdin closes (the test process went away) or on SIGTERM.
 import argparse
 import asyncio
 import os
-import ssl
 import sys
 
-import h2.config
-import h2.connection
-import h2.events
 import h2.exceptions
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import push_h2_server  # noqa: E402
 import test_routes  # noqa: E402
 
 STATS = test_routes.Stats()
 
 
-class H2Protocol(asyncio.Protocol):
+class H2Protocol(push_h2_server.H2ServerProtocol):
     def connection_made(self, transport):
         STATS.connection_opened()
-        self.transport = transport
-        self.conn = h2.connection.H2Connection(
-            config=h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
-        )
-        self.conn.initiate_connection()
-        self.flush()
-        self.requests = {}  # stream id -> (headers, bytearray)
         self.window_open = {}  # stream id -> asyncio.Event
+        super().connection_made(transport)
 
     def connection_lost(self, exc):
         for event in self.window_open.values():
             event.set()
 
-    def flush(self):
-        data = self.conn.data_to_send()
-        if data and not self.transport.is_closing():
-            self.transport.write(data)
+    def request_complete(self, stream_id, raw_headers, body):
+        asyncio.get_running_loop().create_task(self.respond(stream_id, raw_headers, body))
 
-    def data_received(self, data):
-        try:
-            events = self.conn.receive_data(data)
-        except h2.exceptions.ProtocolError:
-            self.flush()
-            self.transport.close()
-            return
-        for event in events:
-            if isinstance(event, h2.events.RequestReceived):
-                self.requests[event.stream_id] = (event.headers, bytearray())
-            elif isinstance(event, h2.events.DataReceived):
-                if event.stream_id in self.requests:
-                    self.requests[event.stream_id][1].extend(event.data)
-                self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-            elif isinstance(event, h2.events.StreamEnded):
-                if event.stream_id in self.requests:
-                    headers, body = self.requests.pop(event.stream_id)
-                    asyncio.get_running_loop().create_task(self.respond(event.stream_id, headers, bytes(body)))
-            elif isinstance(event, h2.events.StreamReset):
-                self.requests.pop(event.stream_id, None)
-                if event.stream_id in self.window_open:
-                    self.window_open[event.stream_id].set()
-            elif isinstance(event, h2.events.WindowUpdated):
-                for waiting in self.window_open.values():
-                    waiting.set()
-            elif isinstance(event, h2.events.ConnectionTerminated):
-                self.flush()
-                self.transport.close()
-                return
-        self.flush()
+    def stream_reset(self, stream_id):
+        if stream_id in self.window_open:
+            self.window_open[stream_id].set()
+
+    def window_updated(self):
+        for waiting in self.window_open.values():
+            waiting.set()
 
     async def respond(self, stream_id, raw_headers, body):
-        pseudo = {name: value for name, value in raw_headers if name.startswith(":")}
-        headers = [(name.lower(), value) for name, value in raw_headers if not name.startswith(":")]
+        pseudo, headers = push_h2_server.split_headers(raw_headers)
         reply = test_routes.handle(
             pseudo.get(":method", ""), pseudo.get(":path", ""), pseudo.get(":authority", ""), headers, body, STATS
         )
@@ -123,13 +88,8 @@ async def main():
     parser.add_argument("--key", required=True)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(args.cert, args.key)
-    context.set_alpn_protocols(["h2"])
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(H2Protocol, "127.0.0.1", args.port, ssl=context, backlog=256)
     test_routes.exit_when_parent_goes(lambda: os._exit(0))
-    print(server.sockets[0].getsockname()[1], flush=True)
+    server = await push_h2_server.start_tls_server(H2Protocol, args.cert, args.key, args.port, backlog=256)
     async with server:
         await server.serve_forever()
 

@@ -18,16 +18,21 @@ import h2.events
 import h2.exceptions
 
 
-class _Protocol(asyncio.Protocol):
-    handler = None
+class H2ServerProtocol(asyncio.Protocol):
+    """The HTTP/2 plumbing both test servers share (this one and h2_test_server.py): frames in,
+    complete requests out. Subclasses implement `request_complete(stream_id, raw_headers,
+    body)` and may override `stream_reset(stream_id)` and `window_updated()`."""
+
+    max_concurrent_streams = None
 
     def connection_made(self, transport):
         self.transport = transport
         self.conn = h2.connection.H2Connection(
             config=h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
-        self.conn.local_settings.max_concurrent_streams = 1000
+        if self.max_concurrent_streams:
+            self.conn.local_settings.max_concurrent_streams = self.max_concurrent_streams
         self.conn.initiate_connection()
-        self.requests = {}
+        self.requests = {}  # stream id -> (headers, bytearray)
         self.flush()
 
     def flush(self):
@@ -52,18 +57,53 @@ class _Protocol(asyncio.Protocol):
             elif isinstance(event, h2.events.StreamEnded):
                 if event.stream_id in self.requests:
                     raw, body = self.requests.pop(event.stream_id)
-                    self.respond(event.stream_id, raw, bytes(body))
+                    self.request_complete(event.stream_id, raw, bytes(body))
             elif isinstance(event, h2.events.StreamReset):
                 self.requests.pop(event.stream_id, None)
+                self.stream_reset(event.stream_id)
+            elif isinstance(event, h2.events.WindowUpdated):
+                self.window_updated()
             elif isinstance(event, h2.events.ConnectionTerminated):
                 self.flush()
                 self.transport.close()
                 return
         self.flush()
 
+    def request_complete(self, stream_id, raw_headers, body):
+        raise NotImplementedError
+
+    def stream_reset(self, stream_id):
+        pass
+
+    def window_updated(self):
+        pass
+
+
+def split_headers(raw):
+    """(pseudo-headers dict, regular headers lower-cased) of a request."""
+    pseudo = {k: v for k, v in raw if k.startswith(":")}
+    return pseudo, [(k.lower(), v) for k, v in raw if not k.startswith(":")]
+
+
+async def start_tls_server(protocol_factory, cert, key, port, backlog):
+    """Listens on 127.0.0.1 offering only `h2` through ALPN; prints the port when ready."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.set_alpn_protocols(["h2"])
+    server = await asyncio.get_running_loop().create_server(protocol_factory, "127.0.0.1", port, ssl=context, backlog=backlog)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    return server
+
+
+class _Protocol(H2ServerProtocol):
+    handler = None
+    max_concurrent_streams = 1000
+
+    def request_complete(self, stream_id, raw, body):
+        self.respond(stream_id, raw, body)
+
     def respond(self, stream_id, raw, body):
-        pseudo = {k: v for k, v in raw if k.startswith(":")}
-        headers = [(k.lower(), v) for k, v in raw if not k.startswith(":")]
+        pseudo, headers = split_headers(raw)
         delay = 0
         try:
             answer = type(self).handler(
@@ -113,14 +153,9 @@ def serve(handler, extra_arguments=None):
     args = parser.parse_args()
 
     async def main():
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(args.cert, args.key)
-        context.set_alpn_protocols(["h2"])
         _Protocol.handler = staticmethod(handler(args))
-        loop = asyncio.get_running_loop()
-        server = await loop.create_server(_Protocol, "127.0.0.1", args.port, ssl=context, backlog=512)
         _exit_when_stdin_closes()
-        print(server.sockets[0].getsockname()[1], flush=True)
+        server = await start_tls_server(_Protocol, args.cert, args.key, args.port, backlog=512)
         async with server:
             await server.serve_forever()
 

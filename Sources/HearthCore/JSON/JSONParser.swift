@@ -90,6 +90,9 @@ public struct JSONParser: ~Copyable {
         pos += 1
         var keys: [String] = []
         var values: [JSONValue] = []
+        // Duplicate keys (the last one wins) are found by a linear scan while the object is
+        // small, then through an index: a ledger object holds 100,000 keys.
+        var index: [String: Int]?
         skipWhitespace()
         if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") {
             pos += 1
@@ -107,9 +110,15 @@ public struct JSONParser: ~Copyable {
             pos += 1
             skipWhitespace()
             let value = try parseValue()
-            if let i = keys.firstIndex(of: key) { values[i] = value } else {
+            if let i = index.map({ $0[key] }) ?? keys.firstIndex(of: key) {
+                values[i] = value
+            } else {
+                index?[key] = keys.count
                 keys.append(key)
                 values.append(value)
+                if index == nil, keys.count > 32 {
+                    index = Dictionary(uniqueKeysWithValues: zip(keys, keys.indices))
+                }
             }
             skipWhitespace()
             guard pos < bytes.count else { throw error("unexpected end of input in object") }
