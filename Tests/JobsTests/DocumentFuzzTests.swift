@@ -78,10 +78,20 @@ struct DocumentFuzzTests {
         let report = try await DataCheck(config: config, data: data, registry: JobCatalog.registry, logger: logger)
             .run(now: Timestamp.parseISO8601("2026-11-18T12:00:00Z")!)
         let reported = Set(report.issues.map(\.file))
+        var fieldIssues = 0
         for issue in report.issues {
             #expect(issue.description.hasPrefix(issue.file + ": "))
             #expect(FileManager.default.fileExists(atPath: d.root + "/" + issue.file), "\(issue.file) named but absent")
+            // A document that is a valid JSON object is invalid because of a field: the field is named.
+            if !broken.contains(issue.file), let bytes = FileManager.default.contents(atPath: d.root + "/" + issue.file),
+                case .object? = try? JSONParser.parse(Array(bytes))
+            {
+                #expect(issue.description.contains(": field \""), "\(issue.description)")
+                fieldIssues += 1
+            }
         }
+        print("fuzz: \(mutated.count) documents mutated, \(broken.count) not JSON, \(report.issues.count) reported, \(fieldIssues) of them naming the field")
+        #expect(fieldIssues > 0)
         // Every document that is not even JSON is named, in every collection some job reads.
         let read = Set(JobCatalog.registry.descriptors.flatMap(\.reads))
         for path in broken where read.contains(String(path.split(separator: "/")[0])) {
