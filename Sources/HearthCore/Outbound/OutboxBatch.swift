@@ -54,20 +54,39 @@ public struct OutboxBatch: Sendable {
         self.states = states
     }
 
-    /// The message on line `index` with its latest state, or nil when it is finished (or the
-    /// line is not a message).
-    public func message(at index: Int) -> OutboxEnvelope? {
-        guard let envelope = OutboxEnvelope(bytes: Array(lines[index])) else { return nil }
+    /// What line `index` of the batch is now.
+    public enum Entry: Sendable {
+        /// A message not finished yet, with its latest state.
+        case live(OutboxEnvelope)
+        /// A message (or an invalid line) the log says is done.
+        case finished
+        /// A line that is not a message (a hand edit), not dealt with yet.
+        case invalid
+    }
+
+    public func entry(at index: Int) -> Entry {
+        guard let envelope = OutboxEnvelope(bytes: Array(lines[index])), envelope.kind != nil else {
+            if case .finished? = states[Self.invalidLineID(index)] { return .finished }
+            return .invalid
+        }
         switch states[envelope.id] {
-        case .finished?: return nil
-        case .pending(let latest)?: return latest
-        case nil: return envelope
+        case .finished?: return .finished
+        case .pending(let latest)?: return .live(latest)
+        case nil: return .live(envelope)
         }
     }
 
+    /// The log id of invalid line `index` (`line<N>`, counted from 1).
+    static func invalidLineID(_ index: Int) -> String { "line\(index + 1)" }
+
     /// The messages not finished yet, in batch order.
     public var liveMessages: [OutboxEnvelope] {
-        lines.indices.compactMap(message(at:))
+        lines.indices.compactMap { if case .live(let e) = entry(at: $0) { e } else { nil } }
+    }
+
+    /// Lines the log says are done.
+    var finishedCount: Int {
+        states.values.count { if case .finished = $0 { true } else { false } }
     }
 
     /// Whether message `id` is in the batch and not finished.

@@ -86,8 +86,7 @@ extension OutboxDeliverer {
             }
             let logPath = OutboxStore.batchLogPath(name, data: data)
             let batch = OutboxBatch(batch: try claim.read(), log: try FileIO.readSmallFile(logPath))
-            let finished = batch.states.values.filter { if case .finished = $0 { true } else { false } }.count
-            return ClaimedBatch(name: name, batch: batch, claim: claim, log: OutboxBatchLog(path: logPath), unfinished: batch.lines.count - finished)
+            return ClaimedBatch(name: name, batch: batch, claim: claim, log: OutboxBatchLog(path: logPath), unfinished: batch.lines.count - batch.finishedCount)
         } catch {
             logger.error("cannot read an outbox batch: \(error)", metadata: ["batch": "\(name)"])
             report.add(.failed(error.description))
@@ -97,14 +96,11 @@ extension OutboxDeliverer {
 
     /// One message of a batch: attempted, and its outcome appended to the batch's log.
     func process(line index: Int, of claimed: ClaimedBatch, now: Date, pass: Pass) async -> Result {
-        let line = claimed.batch.lines[index]
-        guard var envelope = OutboxEnvelope(bytes: Array(line)), envelope.kind != nil else {
-            return await deadLetterInvalidLine(line, index: index, of: claimed)
-        }
-        switch claimed.batch.states[envelope.id] {
-        case .finished?: return .vanished
-        case .pending(let latest)?: envelope = latest
-        case nil: break
+        var envelope: OutboxEnvelope
+        switch claimed.batch.entry(at: index) {
+        case .live(let e): envelope = e
+        case .finished: return .vanished
+        case .invalid: return await deadLetterInvalidLine(index, of: claimed)
         }
         let id = envelope.id
         switch await advance(&envelope, now: now, pass: pass) {
@@ -137,9 +133,9 @@ extension OutboxDeliverer {
 
     /// A batch line that is not a message (the batch was edited by hand): its text becomes the
     /// dead letter `dead/<batch>-line<N>.txt`, for a person to look at.
-    private func deadLetterInvalidLine(_ line: ArraySlice<UInt8>, index: Int, of claimed: ClaimedBatch) async -> Result {
-        let key = "\(claimed.name)-line\(index + 1)"
-        if case .finished? = claimed.batch.states[key] { return .vanished }
+    private func deadLetterInvalidLine(_ index: Int, of claimed: ClaimedBatch) async -> Result {
+        let line = claimed.batch.lines[index]
+        let key = "\(claimed.name)-\(OutboxBatch.invalidLineID(index))"
         let dir = OutboxStore.directory(.dead, in: data)
         return await Self.offload { [logger] in
             do throws(FileIO.Failure) {
@@ -150,7 +146,7 @@ extension OutboxDeliverer {
                 return .failed(error.description)
             }
             logger.error("outbox batch line is not a valid message; moved to dead letters", metadata: ["file": "\(key).txt"])
-            claimed.log.append(OutboxBatch.record(id: key, outcome: "dead"))
+            claimed.log.append(OutboxBatch.record(id: OutboxBatch.invalidLineID(index), outcome: "dead"))
             claimed.finishedOne()
             return .dead(tokensRemoved: 0, endpointsDisabled: 0)
         }
@@ -180,16 +176,16 @@ extension OutboxDeliverer {
     }
 
     /// Removes delivery logs whose batch is gone (a crash between the two unlinks).
-    func removeOrphanLogs(batches: [String]) {
-        let known = Set(batches)
-        guard let names = try? FileIO.list(pendingDirectory) else { return }
-        for name in names where name.hasSuffix(OutboxBatch.logSuffix) && !name.hasPrefix(".") {
-            let batch = String(name.dropLast(OutboxBatch.logSuffix.count))
-            guard !known.contains(batch) else { continue }
+    func removeOrphanLogs(_ listing: OutboxStore.PendingListing) {
+        let batches = Set(listing.batches)
+        for name in listing.logs where !batches.contains(name) {
             do {
-                if try FileIO.lstatPath(OutboxStore.batchPath(batch, data: data)) == nil { try FileIO.remove(pendingDirectory + "/" + name) }
+                // Looked at again: the listing is not atomic against a deliverer finishing a batch.
+                if try FileIO.lstatPath(OutboxStore.batchPath(name, data: data)) == nil {
+                    try FileIO.remove(OutboxStore.batchLogPath(name, data: data))
+                }
             } catch {
-                logger.warning("cannot remove a finished batch's delivery log: \(error)", metadata: ["file": "\(name)"])
+                logger.warning("cannot remove a finished batch's delivery log: \(error)", metadata: ["batch": "\(name)"])
             }
         }
     }

@@ -111,20 +111,18 @@ public struct OutboxDeliverer: Sendable {
     /// Never throws: failures are in the report and the log.
     public func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
         var report = OutboxDeliveryReport()
-        let names: [String]
-        let batches: [String]
+        let listing: OutboxStore.PendingListing
         do {
-            names = try OutboxStore.names(in: .pending, data: data)
-            batches = try OutboxStore.batchNames(data)
-            removeOrphanLogs(batches: batches)
+            listing = try OutboxStore.pendingListing(data)
         } catch {
             logger.error("cannot list the outbox: \(error)")
             report.errors.append(error.description)
             return report
         }
-        if names.isEmpty && batches.isEmpty { return report }
+        removeOrphanLogs(listing)
+        if listing.files.isEmpty && listing.batches.isEmpty { return report }
         let pass = Pass(disabled: DisabledEndpoints(data: data).disabledNames(among: webhooks))
-        var work = WorkList(files: names, batches: batches, deliverer: self)
+        var work = WorkList(files: listing.files, batches: listing.batches, deliverer: self)
         await withTaskGroup(of: Result.self) { group in
             var inFlight = 0
             while inFlight < options.concurrency, let item = work.next(&report) {

@@ -87,10 +87,36 @@ public enum OutboxStore {
         return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
     }
 
+    /// What `pending/` holds, from one directory listing (temporary files skipped), each sorted.
+    struct PendingListing {
+        /// Single message files (`<name>.json`).
+        var files: [String] = []
+        /// Batches, by name without ``OutboxBatch/suffix``.
+        var batches: [String] = []
+        /// Batches that have a delivery log, by the same name.
+        var logs: [String] = []
+    }
+
+    static func pendingListing(_ data: DataDirectory) throws(FileIO.Failure) -> PendingListing {
+        var listing = PendingListing()
+        for name in try FileIO.list(directory(.pending, in: data)) ?? [] where !name.hasPrefix(".") {
+            if name.hasSuffix(OutboxBatch.logSuffix) {
+                listing.logs.append(String(name.dropLast(OutboxBatch.logSuffix.count)))
+            } else if name.hasSuffix(OutboxBatch.suffix) {
+                listing.batches.append(String(name.dropLast(OutboxBatch.suffix.count)))
+            } else if name.hasSuffix(".json") {
+                listing.files.append(name)
+            }
+        }
+        listing.files.sort()
+        listing.batches.sort()
+        listing.logs.sort()
+        return listing
+    }
+
     /// The batches in `pending/` (their names without ``OutboxBatch/suffix``), sorted.
     public static func batchNames(_ data: DataDirectory) throws(FileIO.Failure) -> [String] {
-        let names = try FileIO.list(directory(.pending, in: data)) ?? []
-        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(OutboxBatch.suffix) }.map { String($0.dropLast(OutboxBatch.suffix.count)) }.sorted()
+        try pendingListing(data).batches
     }
 
     static func batchPath(_ name: String, data: DataDirectory) -> String {
@@ -109,23 +135,23 @@ public enum OutboxStore {
 
     /// Whether any message waits in `pending/`.
     public static func hasPending(_ data: DataDirectory) -> Bool {
-        ((try? names(in: .pending, data: data)) ?? []).isEmpty == false || ((try? batchNames(data)) ?? []).isEmpty == false
+        guard let listing = try? pendingListing(data) else { return false }
+        return !listing.files.isEmpty || !listing.batches.isEmpty
     }
 
     /// The messages in a folder: single files in file-name order, then (for `pending/`) the
     /// unfinished messages of each batch. Unreadable files are skipped.
     public static func messages(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
+        let listing = folder == .pending ? try pendingListing(data) : PendingListing(files: try names(in: folder, data: data))
         var out: [OutboxEnvelope] = []
-        for name in try names(in: folder, data: data) {
+        for name in listing.files {
             guard let bytes = try FileIO.readSmallFile(directory(folder, in: data) + "/" + name),
                 let envelope = OutboxEnvelope(bytes: bytes)
             else { continue }
             out.append(envelope)
         }
-        if folder == .pending {
-            for name in try batchNames(data) {
-                out += try batch(name, data: data)?.liveMessages ?? []
-            }
+        for name in listing.batches {
+            out += try batch(name, data: data)?.liveMessages ?? []
         }
         return out
     }
