@@ -7,13 +7,23 @@ let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+let log = Target.Dependency.product(name: "Logging", package: "swift-log")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+
+/// The layers, arrows pointing down (see docs/architecture.md):
+///
+///     hearth, hearth-bench           executables (CLI)
+///     HearthHost                     config, runner, scheduler daemon, plan report
+///     HearthOutbound                 outbox delivery, webhooks, push providers
+///     HearthStore  HearthHTTP  HearthSchedule
+///     HearthKit                      the job SDK; Jobs/ imports only this
 let package = Package(
     name: "Hearth",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hearth", targets: ["hearth"]),
-        .library(name: "HearthCore", targets: ["HearthCore"]),
-        .library(name: "Jobs", targets: ["Jobs"]),
+        .executable(name: "hearth-bench", targets: ["hearth-bench"]),
+        .library(name: "HearthKit", targets: ["HearthKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -28,41 +38,59 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .target(name: "HearthKit", path: "Sources/HearthKit", swiftSettings: upcoming),
+        .target(name: "HearthStore", dependencies: ["HearthKit"], path: "Sources/HearthStore", swiftSettings: upcoming),
+        .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
+        .target(name: "HearthSchedule", dependencies: ["HearthKit"], path: "Sources/HearthSchedule", swiftSettings: upcoming),
         .target(
-            name: "HearthCore",
+            name: "HearthOutbound",
             dependencies: [
-                "CCurl",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                "HearthKit", "HearthStore", "HearthSchedule", log,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Sources/HearthCore",
+            path: "Sources/HearthOutbound",
             swiftSettings: upcoming
         ),
         .target(
-            name: "Jobs",
-            dependencies: ["HearthCore"],
-            path: "Jobs",
+            name: "HearthHost",
+            dependencies: [
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", log, lifecycle,
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/HearthHost",
             swiftSettings: upcoming
         ),
+        .target(name: "Jobs", dependencies: ["HearthKit"], path: "Jobs", swiftSettings: upcoming),
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthCore", "Jobs",
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "Jobs", log,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/hearth",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "hearth-bench",
+            dependencies: [
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "Jobs", log,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/hearth-bench",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "HearthTestSupport",
+            dependencies: ["HearthKit", "HearthStore", "HearthHost"],
+            path: "Tests/HearthTestSupport",
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "HearthCoreTests",
             dependencies: [
-                "HearthCore",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthTestSupport",
+                log, lifecycle,
             ],
             path: "Tests/HearthCoreTests",
             resources: [.copy("Fixtures")],
@@ -70,13 +98,13 @@ let package = Package(
         ),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "HearthCore"],
+            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport"],
             path: "Tests/JobsTests",
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearthCore"],
+            dependencies: ["HearthKit", "HearthStore", "HearthHTTP", "HearthHost", "HearthTestSupport"],
             path: "Tests/EndToEndTests",
             swiftSettings: upcoming
         ),

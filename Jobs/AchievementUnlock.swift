@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `achievement-unlock` (SPEC §9.3, skill-trading and campus apps): unlocks every
 /// achievement whose metric a user has reached.
@@ -33,7 +33,7 @@ public struct AchievementUnlock: Job {
     static let categories = ["trades", "challenges", "collaborations", "streaks", "xp", "level", "gifts", "points_gifted"]
 
     /// Which device tokens pushes carry (see ``PushMessages``).
-    let pushProvider: PushConfig.Provider
+    let pushProvider: PushProviderKind
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
         pushProvider = environment.pushProvider

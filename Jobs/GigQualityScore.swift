@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `gig-quality-score` (SPEC §9.6, gig board): scores every open gig by the rubric in
 /// ``GigQualityRubric`` (or by an external scorer, when `scorerUrl` is set) and writes

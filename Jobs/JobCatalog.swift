@@ -1,4 +1,4 @@
-public import HearthCore
+public import HearthKit
 
 /// The one place jobs are registered by name.
 public enum JobCatalog {

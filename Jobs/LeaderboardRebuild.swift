@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `leaderboard-rebuild` (SPEC §9.1, campus app): the weekly, monthly and all-time
 /// leaderboards in `leaderboard_cache`, and every user's all-time `rank`,

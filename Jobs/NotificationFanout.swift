@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `notification-fanout` (SPEC §9.7, all apps): sends due broadcasts and pushes the
 /// notifications the apps create themselves.
@@ -48,7 +48,7 @@ public struct NotificationFanout: Job {
     let maxAge: TimeInterval
     let collapseAbove: Int
     let types: [String]
-    let provider: PushConfig.Provider
+    let provider: PushProviderKind
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
         let d = parameters.duration("maxAge") ?? .seconds(86_400)

@@ -1,5 +1,5 @@
 public import Foundation
-public import HearthCore
+public import HearthKit
 
 /// The one way jobs queue the push for a notification they create (SPEC §8, §9.3, §9.7), so
 /// that every job builds the same message and `notification-fanout` knows which notifications
@@ -40,7 +40,7 @@ public enum PushMessages {
     /// deliverer reads them: a field of the wrong type, or a non-string entry, is left out and
     /// named in `problems` — it never makes the user document invalid input (other jobs rewrite
     /// users; a push concern must not stop them).
-    public static func deviceTokens(of user: Document, provider: PushConfig.Provider) -> DeviceTokens {
+    public static func deviceTokens(of user: Document, provider: PushProviderKind) -> DeviceTokens {
         var out = DeviceTokens()
         var seen = Set<String>()
         func add(_ t: String) {

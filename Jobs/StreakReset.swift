@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `streak-reset` (SPEC §9.5, skill-trading app): ends active streaks whose user missed a
 /// day, spending streak freezes first.

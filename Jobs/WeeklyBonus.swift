@@ -1,5 +1,5 @@
 public import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `weekly-bonus` (SPEC §9.2, campus app): pays `amount` points to every eligible user for
 /// the ISO week before the one containing `T` (in the job's zone), once per user and week.

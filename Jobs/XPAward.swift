@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `xp-award` (SPEC §9.4, skill-trading app): XP for completed trades (creator and
 /// participant), completed user challenges, and completed collaborations (creator and every

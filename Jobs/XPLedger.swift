@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+import HearthKit
 
 /// The users' XP accounts (`userXP/{userId}`) as one run sees them, and the one way jobs
 /// award XP (SPEC §9.3 "XP and levels", used by `xp-award` and `achievement-unlock`).

@@ -1,4 +1,4 @@
-import HearthCore
+import HearthKit
 
 /// The campus app's `users/{id}` fields the jobs use, with the app decoder's defaults
 /// (`User.init(from:)`): a missing field reads as its default.

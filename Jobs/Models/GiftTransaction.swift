@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+import HearthKit
 
 /// A completed gift: a `transactions` document with `type == "gift"`,
 /// `status == "completed"` and a non-null `fromUserId`.

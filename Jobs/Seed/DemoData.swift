@@ -1,5 +1,5 @@
 public import Foundation
-public import HearthCore
+public import HearthKit
 
 /// `hearth seed`: a deterministic demo data directory in the apps' own field names —
 /// campus users, friendships, transactions, notifications, leaderboard inputs; the trading
@@ -27,12 +27,12 @@ public struct DemoData: Sendable {
     static let categories = ["trades", "challenges", "collaborations", "streaks", "xp", "level", "gifts", "points_gifted"]
     static let notificationTypes = ["gift_received", "friend_request", "friend_accepted", "achievement_unlocked"]
 
-    /// Writes the tree under `directory` (created if needed; existing documents with the same
-    /// names are overwritten). Returns the number of documents written.
+    /// Generates every document, in a fixed order, into `sink(collection, id, document)` (the
+    /// CLI's `seed` writes them into a data directory). Returns the number of distinct documents.
     @discardableResult
-    public func write(to directory: String, progress: ((Int) -> Void)? = nil) throws -> Int {
+    public func write(progress: ((Int) -> Void)? = nil, into sink: @escaping (String, String, JSONObject) throws -> Void) throws -> Int {
         var rng = SeededRandom(seed: seed)
-        var w = try TreeWriter(root: directory, progress: progress)
+        var w = TreeWriter(sink: sink, progress: progress)
         let width = max(5, String(users).count)
         func uid(_ i: Int) -> String { "u" + String(repeating: "0", count: width - String(i).count) + String(i) }
         let anchorS = anchor.timeIntervalSince1970
@@ -324,27 +324,20 @@ public struct DemoData: Sendable {
     }
 }
 
-/// Writes documents under a root, creating each collection directory once.
+/// Hands documents to the sink and counts the distinct ones.
 struct TreeWriter {
-    let root: String
-    var made: Set<String> = []
+    let sink: (String, String, JSONObject) throws -> Void
     var written: Set<String> = []
     var count = 0
     let progress: ((Int) -> Void)?
 
-    init(root: String, progress: ((Int) -> Void)?) throws {
-        self.root = root
+    init(sink: @escaping (String, String, JSONObject) throws -> Void, progress: ((Int) -> Void)?) {
+        self.sink = sink
         self.progress = progress
-        try FileIO.makeDirectories(root)
     }
 
     mutating func put(_ collection: String, _ id: String, _ object: JSONObject) throws {
-        let dir = root + "/" + collection
-        if !made.contains(dir) {
-            try FileIO.makeDirectories(dir)
-            made.insert(dir)
-        }
-        try FileIO.writeAtomically(dir + "/" + id + ".json", JSONWriter.document(object), sync: false)
+        try sink(collection, id, object)
         if written.insert(collection + "/" + id).inserted { count += 1 }
         if count % 10_000 == 0 { progress?(count) }
     }

@@ -1,4 +1,10 @@
 import ArgumentParser
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// The `hearth` command: runs jobs once, as a plan, or on a schedule.
 @main
@@ -11,6 +17,6 @@ struct Hearth: AsyncParsableCommand {
             error; 65 invalid input documents; 75 temporary failure (lock busy, conflicts); \
             78 configuration error.
             """,
-        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Next.self, Backfill.self, History.self, Check.self, Export.self, Seed.self, Recover.self, ReadFloor.self, Outbox.self, BenchPush.self]
+        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Next.self, Backfill.self, History.self, Check.self, Export.self, Seed.self, Recover.self, Outbox.self]
     )
 }

@@ -1,5 +1,7 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHost
 import Testing
 
 /// The outbox through the real `hearth` binary and a real webhook receiver on 127.0.0.1.

@@ -1,5 +1,7 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHost
 import Testing
 
 /// The fault harness beyond commit kills (`CommitSafetyTests`): two jobs writing the same

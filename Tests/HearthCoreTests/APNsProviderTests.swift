@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Testing
 
 /// APNs (SPEC §8) against `Tests/Servers/fake_apns.py`, which verifies the ES256 provider token

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import HearthCore
+@testable import HearthKit
+@testable import HearthStore
+@testable import HearthHTTP
+@testable import HearthSchedule
+@testable import HearthOutbound
+@testable import HearthHost
 
 /// Golden next-fire vectors produced by Python's `cronsim` (scripts/gen_cron_vectors.py):
 /// 360 expressions × 5 zones × bases around every DST transition of 2025-2027 × 20 fires.

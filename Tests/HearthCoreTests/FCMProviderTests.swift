@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Testing
 
 /// FCM HTTP v1 (SPEC §8) against `Tests/Servers/fake_fcm.py`: a fake Google token endpoint that

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Testing
 
 @Suite("JSON round trip")

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Testing
 
 /// The batched outbox (a run's messages in `pending/<job>-<run>-bNNNN.jsonl` with an

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
-@testable import HearthCore
+@testable import HearthKit
+@testable import HearthStore
+@testable import HearthHTTP
+@testable import HearthSchedule
+@testable import HearthOutbound
+@testable import HearthHost
 
 @Suite("Schedule parsing")
 struct ScheduleParsingTests {

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Testing
 
 /// Standard Webhooks signatures: `v1,` + base64(HMAC-SHA256(key, "id.timestamp.body")).

@@ -1,5 +1,7 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHost
 import Jobs
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHost
 @testable import Jobs
 import Testing
 
@@ -518,10 +520,10 @@ struct GigQualityScoreTests {
     }
 
     @Test func everyReasonCodeIsDocumentedForTheQualityBadge() throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/jobs/gig-quality-score.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         for reason in GigQualityReason.allCases {
-            #expect(text.contains("| `\(reason.rawValue)` |"), "README.md has no table row for \(reason.rawValue)")
+            #expect(text.contains("| `\(reason.rawValue)` |"), "docs/jobs/gig-quality-score.md has no table row for \(reason.rawValue)")
         }
     }
 

@@ -1,5 +1,8 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHost
+import HearthHTTP
 import Jobs
 import Logging
 import Testing

@@ -1,7 +1,12 @@
 import ArgumentParser
 import Foundation
-import HearthCore
 import Jobs
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth backfill`: runs every slot of a job's schedule in a range, in order.

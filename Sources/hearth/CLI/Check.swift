@@ -1,7 +1,12 @@
 import ArgumentParser
 import Foundation
-import HearthCore
 import Jobs
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth check`: validates the configuration, every schedule, and every document the

@@ -1,5 +1,10 @@
-import HearthCore
 import Logging
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// The HTTP client the daemon uses for run-monitoring pings.
 enum DaemonHTTP {

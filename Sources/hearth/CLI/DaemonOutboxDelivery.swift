@@ -1,7 +1,12 @@
 import Foundation
-import HearthCore
 import Logging
 import Synchronization
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// The daemon's outbox: an ``OutboxDeliverer`` with the configured push provider, over the
 /// daemon's HTTP client, rebuilt when SIGHUP reloads the configuration.

@@ -1,6 +1,11 @@
 import ArgumentParser
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// sysexits(3) codes and the mapping from Hearth's error types (SPEC §5).
 enum ExitStatus {

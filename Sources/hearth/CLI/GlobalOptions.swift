@@ -1,8 +1,13 @@
 import ArgumentParser
 import Foundation
-import HearthCore
 import Jobs
 import Logging
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {

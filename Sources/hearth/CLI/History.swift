@@ -1,5 +1,10 @@
 import ArgumentParser
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth history`: run records, newest first.

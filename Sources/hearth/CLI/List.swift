@@ -1,7 +1,12 @@
 import ArgumentParser
 import Foundation
-import HearthCore
 import Jobs
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth list`: the registered jobs with schedule, zone, next run and last result.

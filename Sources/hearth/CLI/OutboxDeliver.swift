@@ -1,6 +1,11 @@
 import ArgumentParser
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth outbox deliver`: one delivery pass.

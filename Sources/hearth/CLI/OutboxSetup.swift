@@ -1,6 +1,11 @@
 import Foundation
-import HearthCore
 import Logging
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// Builds the outbox deliverer for CLI commands: the libcurl client from `[http]`, the push
 /// provider from `[push]` (``PushProviders/make(config:http:environment:)``).

@@ -1,4 +1,10 @@
 import ArgumentParser
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// `--format` for listings and reports.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

@@ -1,6 +1,11 @@
 import Foundation
 import ArgumentParser
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth recover`: finishes a commit interrupted by a crash, discards uncommitted ones.

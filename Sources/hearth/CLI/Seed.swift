@@ -1,7 +1,12 @@
 import ArgumentParser
 import Foundation
-import HearthCore
 import Jobs
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 extension Hearth {
     /// `hearth seed`: writes a deterministic demo data directory.
@@ -31,9 +36,10 @@ extension Hearth {
                     throw UsageError("--out \(out): the directory is not empty; choose a new directory (seed never mixes into existing data)")
                 }
                 let tty = stderrIsTTY
-                let n = try DemoData(users: users, seed: seed, anchor: anchorDate).write(to: out) { count in
+                let writer = try DirectoryWriter(root: out)
+                let n = try DemoData(users: users, seed: seed, anchor: anchorDate).write(progress: { count in
                     if tty { emitError("\r\u{1B}[Kwrote \(count) documents") }
-                }
+                }, into: writer.put)
                 if tty { emitError("\r\u{1B}[K") }
                 emit("Wrote \(n) documents for \(users) users to \(out) (seed \(seed)).\n")
             } catch {

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Synchronization
 
 /// A scheduler clock that only moves when the test says so: `sleep(until:)` returns once

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Synchronization
 
 /// A job for scheduler tests: by default it creates `marks/<logical time>.json`; a test can

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Synchronization
 
 /// Throwaway push credentials made by `Tests/Servers/make_push_credentials.py`: a Google

@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// A ``DaemonOutbox`` that records when the daemon asked for a pass and answers with the next
 /// due dates the test scripted (then nil: nothing pending).

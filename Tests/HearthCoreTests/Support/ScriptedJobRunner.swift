@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 import Synchronization
 
 /// A ``SchedulerJobRunner`` that records each attempt and answers with the status the test's

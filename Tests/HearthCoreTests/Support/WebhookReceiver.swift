@@ -1,5 +1,10 @@
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthSchedule
+import HearthOutbound
+import HearthHost
 
 /// `Tests/Servers/webhook_receiver.py` on 127.0.0.1: a Standard Webhooks receiver that checks
 /// each signature with Python's `hmac` (independently of Hearth's code), records every request

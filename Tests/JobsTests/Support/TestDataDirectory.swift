@@ -1,6 +1,9 @@
 import Testing
 import Foundation
-import HearthCore
+import HearthKit
+import HearthStore
+import HearthHost
+import HearthOutbound
 import Jobs
 import Logging
 
@@ -55,4 +58,13 @@ struct TestDataDirectory {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
+}
+
+extension DemoData {
+    /// Writes the demo documents into a data directory, as `hearth seed` does.
+    @discardableResult
+    func write(to root: String) throws -> Int {
+        let writer = try DirectoryWriter(root: root)
+        return try write(into: writer.put)
+    }
 }

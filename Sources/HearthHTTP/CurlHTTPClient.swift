@@ -1,0 +1,595 @@
+internal import CCurl
+import Dispatch
+import Foundation
+import Synchronization
+public import HearthKit
+
+/// The HTTP client: libcurl's multi interface driven by one dedicated thread.
+///
+/// - Many requests are in flight at once; over HTTPS, HTTP/2 is negotiated when the server
+///   offers it and requests to one host are multiplexed over one connection
+///   (`CURLMOPT_PIPELINING = CURLPIPE_MULTIPLEX`, `CURLOPT_PIPEWAIT`). Connections stay open in
+///   the multi handle's cache and are reused by later requests; easy handles are pooled too.
+/// - TLS certificate and host-name verification are always on. A private CA is trusted through
+///   ``HTTPClientOptions/caFile``; there is deliberately no option to switch verification off.
+/// - Redirects are never followed: a 3xx comes back as an ``HTTPResponse``.
+/// - `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` from the environment are honoured
+///   (libcurl's default; this client never sets a proxy itself).
+/// - Only `http` and `https` URLs are accepted.
+///
+/// ``send(_:)`` never blocks a thread of the Swift cooperative pool: it queues the request for
+/// the curl thread, wakes it with `curl_multi_wakeup`, and suspends until the transfer ends.
+/// Cancelling the calling task aborts the transfer.
+///
+/// Call ``shutdown()`` when done (deinit does it too); requests still in flight then fail with
+/// ``HTTPTransportError/cancelled``, and later ones with ``HTTPTransportError/invalidRequest(_:)``.
+///
+/// This is the only file that touches libcurl pointers.
+public final class CurlHTTPClient: HTTPTransport {
+    private let shared: CurlSharedState
+    private let options: HTTPClientOptions
+    /// Left by the curl thread when it has exited and freed every libcurl handle.
+    private let threadExited = DispatchGroup()
+
+    /// Creates the multi handle and starts the curl thread.
+    ///
+    /// Fails with ``HTTPTransportError/invalidRequest(_:)`` when an option is unusable (a
+    /// `caFile` that does not exist, a malformed `connectTo` entry) or libcurl cannot start.
+    public init(options: HTTPClientOptions = HTTPClientOptions()) throws(HTTPTransportError) {
+        _ = curlGlobalInit
+        if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .invalidRequest("caFile \(caFile) does not exist or is not readable")
+        }
+        for entry in options.connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count < 4 {
+            throw .invalidRequest("connectTo entry \"\(entry)\" is not host:port:connect-host:connect-port")
+        }
+        guard let multi = curl_multi_init() else {
+            throw .other(url: "", code: Int(CURLE_OUT_OF_MEMORY.rawValue), detail: "curl_multi_init failed")
+        }
+        _ = hearth_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        _ = hearth_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, options.maxConnectionsPerHost))
+        _ = hearth_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, options.maxTotalConnections))
+
+        self.options = options
+        self.shared = CurlSharedState(multi: CurlMultiHandle(raw: multi))
+        let engine = CurlEngine(shared: shared, options: options)
+        threadExited.enter()
+        let thread = Thread { [threadExited] in
+            engine.run()
+            threadExited.leave()
+        }
+        thread.name = "hearth-curl"
+        thread.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Stops the curl thread and frees libcurl's handles, closing pooled connections. Requests
+    /// in flight fail with ``HTTPTransportError/cancelled``. Blocks until the thread has exited
+    /// (normally well under a millisecond); safe to call more than once.
+    public func shutdown() {
+        shared.requestStop()
+        threadExited.wait()
+    }
+
+    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        let prepared = try CurlPreparedRequest(request, options: options)
+        if Task.isCancelled { throw .cancelled }
+        let shared = self.shared
+        let id = shared.allocateID()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CurlResultContinuation) in
+                shared.enqueue(id: id, request: prepared, continuation: continuation)
+            }
+        } onCancel: {
+            shared.cancel(id: id)
+        }
+        return try result.get()
+    }
+}
+
+// MARK: - One-time global initialisation
+
+/// `curl_global_init` must run once before any other libcurl call; a global's initialiser runs
+/// exactly once, thread-safely, on first use.
+private let curlGlobalInit: Void = {
+    _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+}()
+
+// MARK: - State shared between callers and the curl thread
+
+private typealias CurlResultContinuation = CheckedContinuation<Result<HTTPResponse, HTTPTransportError>, Never>
+
+/// The `CURLM*`. `Sendable` because the only call made on it outside the curl thread is
+/// `curl_multi_wakeup`, which libcurl documents as callable from any thread; and that call is
+/// made under ``CurlSharedState``'s lock only while the thread has not begun to stop, so it never
+/// races with `curl_multi_cleanup`.
+private struct CurlMultiHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+}
+
+/// A request checked and converted on the caller's side, so the curl thread only copies it into
+/// libcurl.
+private struct CurlPreparedRequest: Sendable {
+    var url: String
+    var isHTTPS: Bool
+    var method: String
+    var headerLines: [String]
+    var body: [UInt8]
+    var sendsBody: Bool
+    var timeoutMS: Int
+    var connectTimeoutMS: Int
+
+    init(_ request: HTTPRequest, options: HTTPClientOptions) throws(HTTPTransportError) {
+        guard Self.hasHTTPScheme(request.url) else {
+            throw .invalidRequest("URL \(HTTPTransportError.displayURL(request.url)) is not an absolute http:// or https:// URL")
+        }
+        guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw .invalidRequest("URL for \(HTTPTransportError.displayURL(request.url)) contains spaces or control characters")
+        }
+        guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
+            throw .invalidRequest("method \"\(request.method)\" is not an HTTP token")
+        }
+        var lines: [String] = []
+        var hasExpect = false
+        for header in request.headers {
+            guard !header.name.isEmpty, header.name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw .invalidRequest("header name \"\(header.name)\" is not an HTTP token")
+            }
+            // The value is not quoted here: it may be a secret.
+            guard !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+                throw .invalidRequest("value of header \(header.name) contains CR, LF or NUL")
+            }
+            if header.name.utf8.count == 6, header.name.lowercased() == "expect" { hasExpect = true }
+            // libcurl: "Name:" removes an internal header, "Name;" sends it with an empty value.
+            let blank = header.value.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+            lines.append(blank ? "\(header.name);" : "\(header.name): \(header.value)")
+        }
+        // libcurl would add `Expect: 100-continue` to larger HTTP/1.1 bodies and then wait up to
+        // a second for an interim response that many servers never send.
+        if !hasExpect { lines.append("Expect:") }
+
+        url = request.url
+        isHTTPS = request.url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false
+        method = request.method
+        headerLines = lines
+        body = request.body
+        sendsBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method)
+        timeoutMS = Self.milliseconds(request.timeout ?? options.timeout)
+        connectTimeoutMS = Self.milliseconds(request.connectTimeout ?? options.connectTimeout)
+    }
+
+    /// Whether `url` starts with `http://` or `https://`, in any case.
+    static func hasHTTPScheme(_ url: String) -> Bool {
+        var utf8 = url.utf8.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = utf8.next(), byte | 0x20 == expected else { return false }
+        }
+        var next = utf8.next()
+        if let byte = next, byte | 0x20 == UInt8(ascii: "s") { next = utf8.next() }
+        return next == UInt8(ascii: ":") && utf8.next() == UInt8(ascii: "/") && utf8.next() == UInt8(ascii: "/")
+    }
+
+    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 1 }
+        let ms = seconds.multipliedReportingOverflow(by: 1000)
+        if ms.overflow || ms.partialValue > Int64(Int32.max) { return Int(Int32.max) }
+        return max(1, Int(ms.partialValue + attoseconds / 1_000_000_000_000_000))
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// Everything callers and the curl thread both touch, behind one lock.
+private final class CurlSharedState: Sendable {
+    enum Entry {
+        /// `send` has an id but has not queued the request yet.
+        case allocated
+        /// The task was cancelled before the request was queued.
+        case cancelledEarly
+        /// Waiting for the curl thread to pick it up.
+        case queued(CurlPreparedRequest, CurlResultContinuation)
+        /// Owned by the curl thread, which resumes the continuation.
+        case started
+    }
+
+    struct State {
+        var nextID: UInt64 = 0
+        var entries: [UInt64: Entry] = [:]
+        /// Ids to start, in order; ids whose entry is no longer `.queued` are skipped.
+        var startQueue: [UInt64] = []
+        var cancelQueue: [UInt64] = []
+        var stopping = false
+    }
+
+    let multi: CurlMultiHandle
+    let state = Mutex(State())
+
+    init(multi: CurlMultiHandle) {
+        self.multi = multi
+    }
+
+    func allocateID() -> UInt64 {
+        state.withLock { state in
+            state.nextID &+= 1
+            state.entries[state.nextID] = .allocated
+            return state.nextID
+        }
+    }
+
+    func enqueue(id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation) {
+        let refusal: HTTPTransportError? = state.withLock { state in
+            guard case .allocated = state.entries[id] else {
+                state.entries[id] = nil
+                return .cancelled
+            }
+            if state.stopping {
+                state.entries[id] = nil
+                return .invalidRequest("the HTTP client has been shut down")
+            }
+            state.entries[id] = .queued(request, continuation)
+            // A non-empty queue means a wakeup is already on its way.
+            if state.startQueue.isEmpty { _ = curl_multi_wakeup(multi.raw) }
+            state.startQueue.append(id)
+            return nil
+        }
+        if let refusal { continuation.resume(returning: .failure(refusal)) }
+    }
+
+    func cancel(id: UInt64) {
+        let waiting: CurlResultContinuation? = state.withLock { state in
+            switch state.entries[id] {
+            case .allocated:
+                state.entries[id] = .cancelledEarly
+            case .queued(_, let continuation):
+                state.entries[id] = nil
+                return continuation
+            case .started:
+                if state.cancelQueue.isEmpty && !state.stopping { _ = curl_multi_wakeup(multi.raw) }
+                state.cancelQueue.append(id)
+            case .cancelledEarly, nil:
+                break  // already cancelled, or already finished
+            }
+            return nil
+        }
+        waiting?.resume(returning: .failure(.cancelled))
+    }
+
+    func requestStop() {
+        state.withLock { state in
+            guard !state.stopping else { return }
+            state.stopping = true
+            _ = curl_multi_wakeup(multi.raw)
+        }
+    }
+
+    /// Called by the curl thread: takes the requests to start and the ids to cancel.
+    func takeWork() -> (starts: [(UInt64, CurlPreparedRequest, CurlResultContinuation)], cancels: [UInt64], stopping: Bool) {
+        state.withLock { state in
+            var starts: [(UInt64, CurlPreparedRequest, CurlResultContinuation)] = []
+            starts.reserveCapacity(state.startQueue.count)
+            for id in state.startQueue {
+                if case .queued(let request, let continuation) = state.entries[id] {
+                    state.entries[id] = .started
+                    starts.append((id, request, continuation))
+                }
+            }
+            state.startQueue.removeAll(keepingCapacity: true)
+            let cancels = state.cancelQueue
+            state.cancelQueue.removeAll(keepingCapacity: true)
+            return (starts, cancels, state.stopping)
+        }
+    }
+
+    /// Called by the curl thread when a started transfer is over.
+    func finished(id: UInt64) {
+        state.withLock { state in state.entries[id] = nil }
+    }
+}
+
+// MARK: - The curl thread
+
+/// One transfer in progress: the easy handle, the memory libcurl reads from, and the response
+/// being collected. Its address is the user data of the write and header callbacks.
+private final class CurlTransfer {
+    let id: UInt64
+    let easy: UnsafeMutableRawPointer
+    let continuation: CurlResultContinuation
+    /// The request URL; only its ``HTTPTransportError/displayURL(_:)`` form goes into errors.
+    let url: String
+    var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    var requestBody: UnsafeMutableRawBufferPointer?
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var responseHeaders: [(name: String, value: String)] = []
+    var responseBody: [UInt8] = []
+
+    init(id: UInt64, easy: UnsafeMutableRawPointer, continuation: CurlResultContinuation, url: String) {
+        self.id = id
+        self.easy = easy
+        self.continuation = continuation
+        self.url = url
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    /// Frees what libcurl was reading; call after the easy handle left the multi handle.
+    func release() {
+        curl_slist_free_all(requestHeaders)
+        requestHeaders = nil
+        requestBody?.deallocate()
+        requestBody = nil
+        errorBuffer.deallocate()
+    }
+}
+
+/// Runs on the curl thread and owns every libcurl handle.
+///
+/// `@unchecked Sendable`: it is created on the caller's thread, handed to the curl thread before
+/// that thread starts, and from then on touched only by that thread.
+private final class CurlEngine: @unchecked Sendable {
+    private let shared: CurlSharedState
+    private let options: HTTPClientOptions
+    private let multi: UnsafeMutableRawPointer
+    private var connectTo: UnsafeMutablePointer<curl_slist>?
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var activeByID: [UInt64: CurlTransfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private let maxIdleHandles = 256
+
+    init(shared: CurlSharedState, options: HTTPClientOptions) {
+        self.shared = shared
+        self.options = options
+        self.multi = shared.multi.raw
+        for entry in options.connectTo {
+            connectTo = curl_slist_append(connectTo, entry)
+        }
+    }
+
+    func run() {
+        var running: Int32 = 0
+        while true {
+            let work = shared.takeWork()
+            if work.stopping {
+                for (id, _, continuation) in work.starts {
+                    shared.finished(id: id)
+                    continuation.resume(returning: .failure(.cancelled))
+                }
+                break
+            }
+            for (id, request, continuation) in work.starts {
+                start(id: id, request: request, continuation: continuation)
+            }
+            for id in work.cancels {
+                if let transfer = activeByID[id] {
+                    complete(transfer, with: .failure(.cancelled))
+                }
+            }
+            _ = curl_multi_perform(multi, &running)
+            collectFinished()
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for transfer in Array(active.values) {
+            complete(transfer, with: .failure(.cancelled))
+        }
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles.removeAll()
+        _ = curl_multi_cleanup(multi)
+        curl_slist_free_all(connectTo)
+        connectTo = nil
+    }
+
+    private func start(id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation) {
+        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+            shared.finished(id: id)
+            continuation.resume(returning: .failure(.other(
+                url: HTTPTransportError.displayURL(request.url), code: Int(CURLE_OUT_OF_MEMORY.rawValue), detail: "curl_easy_init failed")))
+            return
+        }
+        let transfer = CurlTransfer(id: id, easy: easy, continuation: continuation, url: request.url)
+        let userData = Unmanaged.passUnretained(transfer).toOpaque()
+
+        setLong(easy, CURLOPT_NOSIGNAL, 1)
+        setString(easy, CURLOPT_URL, request.url)
+        setString(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        setLong(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        // Wait for a connection being set up to say whether it multiplexes (HTTP/2) rather
+        // than open another one. Plain http:// is always HTTP/1.1 here, and waiting there would
+        // hold new requests behind a busy connection until its response arrives.
+        if request.isHTTPS { setLong(easy, CURLOPT_PIPEWAIT, 1) }
+        setLong(easy, CURLOPT_FOLLOWLOCATION, 0)
+        setLong(easy, CURLOPT_SSL_VERIFYPEER, 1)
+        setLong(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = options.caFile { setString(easy, CURLOPT_CAINFO, caFile) }
+        if let connectTo { _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, connectTo) }
+        setString(easy, CURLOPT_USERAGENT, options.userAgent)
+        setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMS)
+        setLong(easy, CURLOPT_TIMEOUT_MS, request.timeoutMS)
+
+        for line in request.headerLines {
+            transfer.requestHeaders = curl_slist_append(transfer.requestHeaders, line)
+        }
+        _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, transfer.requestHeaders)
+
+        if request.sendsBody {
+            // libcurl does not copy POSTFIELDS: the buffer lives until the transfer is released.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)
+            request.body.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            transfer.requestBody = buffer
+            _ = hearth_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress)
+            if request.method != "POST" { setString(easy, CURLOPT_CUSTOMREQUEST, request.method) }
+        } else if request.method == "HEAD" {
+            setLong(easy, CURLOPT_NOBODY, 1)
+        } else {
+            setLong(easy, CURLOPT_HTTPGET, 1)
+            if request.method != "GET" { setString(easy, CURLOPT_CUSTOMREQUEST, request.method) }
+        }
+
+        _ = hearth_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody)
+        _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, userData)
+        _ = hearth_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader)
+        _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, userData)
+        _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+
+        let added = curl_multi_add_handle(multi, easy)
+        guard added == CURLM_OK else {
+            let detail = String(cString: curl_multi_strerror(added))
+            transfer.release()
+            curl_easy_cleanup(easy)
+            shared.finished(id: id)
+            continuation.resume(returning: .failure(.other(url: HTTPTransportError.displayURL(request.url), code: Int(added.rawValue), detail: detail)))
+            return
+        }
+        active[easy] = transfer
+        activeByID[id] = transfer
+    }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                  let transfer = active[easy]
+            else { continue }
+            let code = message.pointee.data.result
+            complete(transfer, with: code == CURLE_OK ? .success(response(of: transfer)) : .failure(error(code, transfer)))
+        }
+    }
+
+    /// Takes the transfer out of the multi handle, recycles its easy handle and resumes the caller.
+    private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, HTTPTransportError>) {
+        _ = curl_multi_remove_handle(multi, transfer.easy)
+        active[transfer.easy] = nil
+        activeByID[transfer.id] = nil
+        transfer.release()
+        if idleHandles.count < maxIdleHandles {
+            // Reset forgets the options; open connections stay in the multi handle's cache.
+            curl_easy_reset(transfer.easy)
+            idleHandles.append(transfer.easy)
+        } else {
+            curl_easy_cleanup(transfer.easy)
+        }
+        shared.finished(id: transfer.id)
+        transfer.continuation.resume(returning: result)
+    }
+
+    private func response(of transfer: CurlTransfer) -> HTTPResponse {
+        var status = 0
+        _ = hearth_curl_easy_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &status)
+        var version = 0
+        _ = hearth_curl_easy_getinfo_long(transfer.easy, CURLINFO_HTTP_VERSION, &version)
+        let httpVersion = switch version {
+        case Int(CURL_HTTP_VERSION_1_0): "1.0"
+        case Int(CURL_HTTP_VERSION_2_0): "2"
+        case Int(CURL_HTTP_VERSION_3): "3"
+        default: "1.1"
+        }
+        return HTTPResponse(status: status, lowercasedHeaders: transfer.responseHeaders, body: transfer.responseBody, httpVersion: httpVersion)
+    }
+
+    private func error(_ code: CURLcode, _ transfer: CurlTransfer) -> HTTPTransportError {
+        let buffered = String(cString: transfer.errorBuffer)
+        let detail = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+        let url = HTTPTransportError.displayURL(transfer.url)
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timedOut(url: url)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
+             CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE,
+             CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_PROXY:
+            return .connectionFailed(url: url, detail: detail)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR,
+             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
+             CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED:
+            return .tls(url: url, detail: detail)
+        case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT:
+            return .invalidRequest("\(url): \(detail)")
+        case CURLE_ABORTED_BY_CALLBACK:
+            return .cancelled
+        default:
+            return .other(url: url, code: Int(code.rawValue), detail: detail)
+        }
+    }
+
+    private func setLong(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
+        _ = hearth_curl_easy_setopt_long(easy, option, value)
+    }
+
+    /// libcurl copies string options, so the temporary C string may go away afterwards.
+    private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+        _ = value.withCString { hearth_curl_easy_setopt_pointer(easy, option, $0) }
+    }
+}
+
+// MARK: - libcurl callbacks (run on the curl thread, inside curl_multi_perform)
+
+/// CURLOPT_WRITEFUNCTION: appends body bytes to the transfer.
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
+) -> Int {
+    let length = size * count
+    guard let data, let userData, length > 0 else { return length }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
+    transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}
+
+/// CURLOPT_HEADERFUNCTION: called once per header line, status lines included. A status line
+/// starts a new response (after `100 Continue` or a proxy's `CONNECT` reply), so only the final
+/// response's headers are kept.
+private func curlWriteHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
+) -> Int {
+    let length = size * count
+    guard let data, let userData, length > 0 else { return length }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    var end = line.count
+    while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
+    guard end > 0 else { return length }
+    if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+       line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+        transfer.responseHeaders.removeAll(keepingCapacity: true)
+    } else if line[0] == 0x20 || line[0] == 0x09 {
+        // An obsolete folded continuation of the previous header.
+        if !transfer.responseHeaders.isEmpty {
+            let more = curlTrimmedHeaderText(line, from: 0, to: end)
+            transfer.responseHeaders[transfer.responseHeaders.count - 1].value += " " + more
+        }
+    } else if let colon = line[..<end].firstIndex(of: UInt8(ascii: ":")) {
+        let name = String(unsafeUninitializedCapacity: colon) { name in
+            for index in 0..<colon {
+                let byte = line[index]
+                name[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            }
+            return colon
+        }
+        transfer.responseHeaders.append((name: name, value: curlTrimmedHeaderText(line, from: colon + 1, to: end)))
+    }
+    return length
+}
+
+/// `bytes[from..<to]` without surrounding spaces and tabs, decoded as UTF-8 (invalid bytes repaired).
+private func curlTrimmedHeaderText(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> String {
+    var start = from
+    var end = to
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+    return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+}

@@ -1,0 +1,242 @@
+public import Foundation
+public import HearthKit
+public import HearthStore
+public import HearthHTTP
+public import HearthSchedule
+public import HearthOutbound
+
+/// Reads and validates `hearth.toml` (SPEC §6). Every key is checked; unknown keys, wrong
+/// types and bad values are ``ConfigError``s naming the file, the line and what is accepted.
+public struct ConfigLoader: Sendable {
+    /// The registered jobs (their names, default schedules and parameters).
+    public var jobs: [JobDescriptor]
+    public var environment: [String: String]
+
+    public init(jobs: [JobDescriptor], environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.jobs = jobs
+        self.environment = environment
+    }
+
+    /// Where the config comes from: `--config`, then `$HEARTH_CONFIG`, then
+    /// `./Config/hearth.toml`, then `/etc/hearth/hearth.toml`. nil: none exists.
+    public func locate(explicit: String?) -> String? {
+        if let explicit { return explicit }
+        if let env = environment["HEARTH_CONFIG"], !env.isEmpty { return env }
+        for candidate in ["Config/hearth.toml", "/etc/hearth/hearth.toml"] where FileManager.default.fileExists(atPath: candidate) {
+            return candidate
+        }
+        return nil
+    }
+
+    /// Loads `path`; a `dataOverride` (from `--data`) replaces `dataDir`.
+    public func load(path: String, dataOverride: String? = nil) throws(ConfigError) -> HearthConfig {
+        guard let bytes = try? FileIO.readSmallFile(path) else {
+            throw ConfigError(file: path, "cannot read the configuration file; check the path given by --config or $HEARTH_CONFIG")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError(file: path, "the configuration file is not valid UTF-8")
+        }
+        return try parse(text, file: path, dataOverride: dataOverride)
+    }
+
+    /// The built-in defaults, for running without a config file (needs `--data`).
+    public func defaults(dataDir: String) throws(ConfigError) -> HearthConfig {
+        try parse("", file: "(built-in defaults)", dataOverride: dataDir)
+    }
+
+    public func parse(_ text: String, file: String, dataOverride: String? = nil) throws(ConfigError) -> HearthConfig {
+        let root: TOMLTable
+        do { root = try TOMLParser.parse(text, file: file) } catch {
+            throw ConfigError(file: file, line: error.line, error.message)
+        }
+        let base = file.hasPrefix("(") ? FileManager.default.currentDirectoryPath : absolute(FileIO.directoryName(file), relativeTo: FileManager.default.currentDirectoryPath)
+        var r = TableReader(table: root, file: file, context: "", baseDirectory: base)
+        var config = HearthConfig(file: file.hasPrefix("(") ? nil : file, dataDir: "")
+
+        let dataDir = try r.string("dataDir")
+        if let dataOverride {
+            config.dataDir = absolute(dataOverride, relativeTo: FileManager.default.currentDirectoryPath)
+        } else if let dataDir {
+            config.dataDir = absolute(dataDir, relativeTo: base)
+        } else {
+            throw ConfigError(file: file, "no data directory: set dataDir in the config or pass --data DIR")
+        }
+        if let tz = try r.timeZone("timeZone") { config.timeZone = tz }
+        if let h = try r.integer("historyLimit", min: 1) { config.historyLimit = Int(h) }
+        if let d = try r.duration("lockTimeout") { config.lockTimeout = d }
+        if let d = try r.duration("shutdownGrace") { config.shutdownGrace = d }
+
+        if var t = try r.table("defaults") {
+            config.defaults = try readPolicy(&t, base: JobPolicy())
+            try t.finish()
+        }
+        if var t = try r.table("notifications") {
+            if let types = try t.stringArray("types") { config.notificationTypes = types }
+            try t.finish()
+        }
+        if var t = try r.table("scheduler") {
+            if let b = try t.bool("allowSecondIntervals") { config.allowSecondIntervals = b }
+            try t.finish()
+        }
+        if var t = try r.table("outbox") {
+            if let n = try t.integer("maxAttempts", min: 1) { config.outbox.maxAttempts = Int(n) }
+            if let d = try t.duration("maxAge") { config.outbox.maxAge = d }
+            if let n = try t.integer("concurrency", min: 1) { config.outbox.concurrency = Int(n) }
+            try t.finish()
+        }
+        if var t = try r.table("http") {
+            config.http.caFile = try t.path("caFile")
+            if let d = try t.duration("connectTimeout") { config.http.connectTimeout = d }
+            if let d = try t.duration("timeout") { config.http.timeout = d }
+            try t.finish()
+        }
+        if var t = try r.table("push") {
+            config.push = try readPush(&t, warnings: &config.warnings)
+            try t.finish()
+        }
+        if let list = try r.tableArray("webhooks") {
+            for var t in list {
+                guard let name = try t.string("name") else { throw t.missing("name", "a short name for this endpoint") }
+                guard let url = try t.url("url") else { throw t.missing("url", "the https:// URL to POST events to") }
+                let w = WebhookConfig(
+                    name: name, url: url, secretFile: try t.secretFile("secretFile", warnings: &config.warnings),
+                    secretEnv: try t.string("secretEnv"), events: try t.stringArray("events") ?? [])
+                try t.finish()
+                if w.secretFile == nil, w.secretEnv == nil {
+                    throw t.missing("secretFile", "a file holding the signing secret (or secretEnv, an environment variable)")
+                }
+                config.webhooks.append(w)
+            }
+        }
+
+        // Jobs: every registered job gets a config; [jobs.NAME] must name a registered job.
+        var jobTables: [String: TableReader] = [:]
+        if var t = try r.table("jobs") {
+            for key in t.table.keys {
+                guard jobs.contains(where: { $0.name == key }) else {
+                    throw ConfigError(file: file, line: t.table[key]?.line, "unknown job \(JSONWriter.quoted(key)) in [jobs]; registered jobs: \(jobs.map(\.name).joined(separator: ", "))")
+                }
+                jobTables[key] = try t.table(key)
+            }
+            t.consumeAll()
+        }
+        for job in jobs {
+            var jc = JobConfig(name: job.name, schedule: job.defaultSchedule, timeZone: config.timeZone, policy: config.defaults)
+            if var t = jobTables[job.name] {
+                if let s = try t.string("schedule") { jc.schedule = s }
+                if let tz = try t.timeZone("timeZone") { jc.timeZone = tz }
+                if let e = try t.bool("enabled") { jc.enabled = e }
+                jc.pingURL = try t.url("pingUrl")
+                jc.policy = try readPolicy(&t, base: config.defaults)
+                if var p = try t.table("params") {
+                    for key in p.table.keys {
+                        guard let spec = job.parameters.first(where: { $0.name == key }) else {
+                            throw ConfigError(file: file, line: p.table[key]?.line, "unknown parameter \(JSONWriter.quoted(key)) for job \(job.name); it takes: \(job.parameters.map(\.name).joined(separator: ", "))")
+                        }
+                        let node = p.table[key]!
+                        let raw: ParameterValue
+                        switch node.value {
+                        case .integer(let i): raw = .integer(i)
+                        case .string(let s): raw = .string(s)
+                        case .boolean(let b): raw = .boolean(b)
+                        case .array(let items):
+                            var l: [String] = []
+                            for i in items {
+                                guard case .string(let s) = i.value else {
+                                    throw ConfigError(file: file, line: i.line, "[jobs.\(job.name).params] \(key): expected \(spec.kind.accepted)")
+                                }
+                                l.append(s)
+                            }
+                            raw = .stringList(l)
+                        default:
+                            throw ConfigError(file: file, line: node.line, "[jobs.\(job.name).params] \(key): expected \(spec.kind.accepted), found \(node.value.typeName)")
+                        }
+                        do { jc.params[key] = try spec.validate(raw) } catch {
+                            throw ConfigError(file: file, line: node.line, "[jobs.\(job.name).params] \(key): invalid value \(JSONWriter.quoted(raw.description)); accepted: \(spec.kind.accepted)")
+                        }
+                    }
+                    p.consumeAll()
+                }
+                try t.finish()
+            }
+            config.jobs[job.name] = jc
+        }
+        try r.finish()
+        return config
+    }
+
+    private func readPolicy(_ t: inout TableReader, base: JobPolicy) throws(ConfigError) -> JobPolicy {
+        var p = base
+        if let d = try t.duration("timeout") { p.timeout = d }
+        if let n = try t.integer("retries", min: 0, max: 100) { p.retries = Int(n) }
+        if var b = try t.table("backoff") {
+            if let d = try b.duration("min") { p.backoffMin = d }
+            if let d = try b.duration("max") { p.backoffMax = d }
+            try b.finish()
+            if p.backoffMax < p.backoffMin {
+                throw ConfigError(file: t.file, line: b.table.line, "backoff.max (\(DurationFormat.format(p.backoffMax))) is less than backoff.min (\(DurationFormat.format(p.backoffMin)))")
+            }
+        }
+        if let s = try t.choice("overlap", JobPolicy.Overlap.self) { p.overlap = s }
+        if let s = try t.choice("catchUp", JobPolicy.CatchUp.self) { p.catchUp = s }
+        if let d = try t.duration("catchUpWindow") { p.catchUpWindow = d }
+        if let d = try t.duration("jitter") { p.jitter = d }
+        if let s = try t.choice("onInvalidDocument", InvalidDocumentPolicy.self) { p.onInvalidDocument = s }
+        return p
+    }
+
+    private func readPush(_ t: inout TableReader, warnings: inout [String]) throws(ConfigError) -> PushConfig {
+        var p = PushConfig()
+        if let s = try t.choice("provider", PushConfig.Provider.self) { p.provider = s }
+        if var f = try t.table("fcm") {
+            p.fcmServiceAccountFile = try f.secretFile("serviceAccountFile", warnings: &warnings)
+            p.fcmServiceAccountEnv = try f.string("serviceAccountEnv")
+            if let e = try f.url("endpoint") { p.fcmEndpoint = e }
+            p.fcmTokenURI = try f.url("tokenUri")
+            try f.finish()
+        }
+        if var a = try t.table("apns") {
+            p.apnsKeyFile = try a.secretFile("keyFile", warnings: &warnings)
+            p.apnsKeyEnv = try a.string("keyEnv")
+            p.apnsKeyID = try a.string("keyId")
+            p.apnsTeamID = try a.string("teamId")
+            p.apnsTopic = try a.string("topic")
+            if let e = try a.url("endpoint") { p.apnsEndpoint = e }
+            if let n = try a.integer("priority") {
+                guard n == 5 || n == 10 else {
+                    throw ConfigError(file: a.file, line: a.table["priority"]?.line, "[push.apns] priority: invalid value \(n); accepted: 10 (immediately) or 5 (power-friendly)")
+                }
+                p.apnsPriority = Int(n)
+            }
+            if let d = try a.duration("expiration") { p.apnsExpiration = d }
+            try a.finish()
+        }
+        if var w = try t.table("webhook") {
+            p.webhookURL = try w.url("url")
+            p.webhookSecretFile = try w.secretFile("secretFile", warnings: &warnings)
+            p.webhookSecretEnv = try w.string("secretEnv")
+            try w.finish()
+        }
+        switch p.provider {
+        case .fcm where p.fcmServiceAccountFile == nil && p.fcmServiceAccountEnv == nil:
+            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \"fcm\" needs [push.fcm] serviceAccountFile (the service account JSON downloaded from the Firebase console) or serviceAccountEnv")
+        case .apns where (p.apnsKeyFile == nil && p.apnsKeyEnv == nil) || p.apnsKeyID == nil || p.apnsTeamID == nil || p.apnsTopic == nil:
+            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \"apns\" needs [push.apns] keyFile (or keyEnv), keyId, teamId and topic")
+        case .webhook where p.webhookURL == nil || (p.webhookSecretFile == nil && p.webhookSecretEnv == nil):
+            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \"webhook\" needs [push.webhook] url and secretFile (or secretEnv)")
+        default: break
+        }
+        return p
+    }
+}
+
+func absolute(_ path: String, relativeTo base: String) -> String {
+    if path.hasPrefix("/") { return path }
+    var parts = base.split(separator: "/").map(String.init)
+    for c in path.split(separator: "/") {
+        if c == "." { continue }
+        if c == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+        parts.append(String(c))
+    }
+    return "/" + parts.joined(separator: "/")
+}

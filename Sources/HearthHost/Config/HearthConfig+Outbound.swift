@@ -1,0 +1,35 @@
+public import Foundation
+public import HearthKit
+public import HearthOutbound
+public import HearthStore
+public import Logging
+
+// The outbound layer takes plain options; these build them from the whole configuration.
+
+extension OutboxDeliverer {
+    /// A deliverer for the configured `[[webhooks]]`, `[outbox]` and `lockTimeout`.
+    public init(
+        config: HearthConfig, data: DataDirectory, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
+        logger: Logger, options: Options? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            webhooks: config.webhooks, data: data, transport: transport, pushProvider: pushProvider, logger: logger,
+            options: options ?? Options(config: config), environment: environment, clock: clock)
+    }
+}
+
+extension OutboxDeliverer.Options {
+    public init(config: HearthConfig) {
+        self.init(outbox: config.outbox, lockTimeout: config.lockTimeout)
+    }
+}
+
+extension PushProviders {
+    /// The provider for `config.push`, or nil for `provider = "none"`.
+    public static func make(
+        config: HearthConfig, http: any HTTPTransport, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(PushSetupError) -> (any PushProvider)? {
+        try make(push: config.push, http: http, environment: environment)
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+public import Logging
+public import HearthKit
+public import HearthStore
+public import HearthHTTP
+public import HearthSchedule
+public import HearthOutbound
+
+/// `hearth check`: runs every job over the data as a dry run that records nothing, collecting
+/// every invalid document exactly as the jobs would see it, plus files Hearth ignores.
+public struct DataCheck: Sendable {
+    public let config: HearthConfig
+    public let data: DataDirectory
+    public let registry: JobRegistry
+    public let logger: Logger
+
+    public init(config: HearthConfig, data: DataDirectory, registry: JobRegistry, logger: Logger) {
+        self.config = config
+        self.data = data
+        self.registry = registry
+        self.logger = logger
+    }
+
+    public struct Report: Sendable {
+        public var issues: [DocumentIssue] = []
+        public var ignored: [String] = []
+        public var collections: [String] = []
+        public var documents = 0
+        public var jobErrors: [String] = []
+
+        public var text: String {
+            var out = ""
+            for i in issues { out += "invalid: \(i)\n" }
+            for f in ignored { out += "ignored: \(f) (not a .json document)\n" }
+            for e in jobErrors { out += "job error: \(e)\n" }
+            out += "Checked \(documents) documents in \(collections.count) collections: \(issues.isEmpty ? "all valid" : "\(issues.count) invalid").\n"
+            return out
+        }
+
+        public var json: JSONValue {
+            .object(JSONObject([
+                ("valid", .bool(issues.isEmpty)), ("documents", .int(Int64(documents))),
+                ("collections", .array(collections.map { .string($0) })),
+                ("invalid", .array(issues.map { i in
+                    .object(JSONObject([("file", .string(i.file)), ("field", i.field.map { .string($0) } ?? .null), ("message", .string(i.message)), ("text", .string(i.description))]))
+                })),
+                ("ignored", .array(ignored.map { .string($0) })),
+                ("jobErrors", .array(jobErrors.map { .string($0) })),
+            ]))
+        }
+    }
+
+    public func run(now: Date = Date()) async throws -> Report {
+        var report = Report()
+        var seen = Set<DocumentIssue>()
+        let runner = Runner(config: config, data: data, registry: registry, logger: logger)
+        var collections = Set<String>()
+        for type in registry.jobs {
+            let d = type.descriptor
+            collections.formUnion(d.reads)
+            guard let jc = config.jobs[d.name] else { continue }
+            let job: any Job
+            do { (job, _) = try runner.prepare(d.name, parameters: [:]) } catch {
+                report.jobErrors.append("\(d.name): \(error)")
+                continue
+            }
+            let ctx = JobContext(
+                jobName: d.name, logicalTime: now, startTime: now, timeZone: jc.timeZone,
+                parameters: try JobParameters.resolve(specs: d.parameters, config: jc.params, commandLine: [:]),
+                store: data, policy: .skip)
+            do { try await job.run(ctx) } catch {
+                report.jobErrors.append("\(d.name): \(error)")
+            }
+            for i in ctx.issues where seen.insert(i).inserted { report.issues.append(i) }
+        }
+        for c in collections.sorted() {
+            let listing = try data.listCollection(c)
+            if FileIO.realPath(data.collectionDirectory(c)) == nil && listing.ids.isEmpty { continue }
+            report.collections.append(c)
+            report.documents += listing.ids.count
+            report.ignored += listing.ignored.map { "\(c)/\($0)" }
+        }
+        report.issues.sort { $0.file < $1.file }
+        return report
+    }
+}

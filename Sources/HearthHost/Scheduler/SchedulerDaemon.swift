@@ -1,0 +1,658 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+public import Logging
+public import ServiceLifecycle
+public import HearthKit
+public import HearthStore
+public import HearthHTTP
+public import HearthSchedule
+public import HearthOutbound
+
+/// The scheduler (SPEC §7): runs every enabled job at the slots of its schedule, with the slot
+/// as the run's logical time.
+///
+/// How it works:
+/// - **Slots.** Each job's next slot is computed from its previous slot (never from the
+///   clock), and the daemon sleeps until the earliest next slot, delayed start or retry of any
+///   job: there is no polling loop. The last slot dealt with is persisted per job in
+///   `.hearth/scheduler/<job>.json` (``SchedulerStateStore``).
+/// - **On time or missed.** A slot the daemon reaches within ``Options/missedAfter`` (60 s) of
+///   its time runs with trigger `schedule`. Older slots, and every slot but the latest when
+///   several are due at once, were missed — the daemon was down, the machine slept, or the
+///   clock jumped — and are handled per `catchUp`: `none` records each as
+///   `skipped-catch-up`; `latest` runs the most recent once (trigger `catch-up`) and records
+///   the others, or records them all when a slot is also due on time right now; `all` runs each
+///   in order with its own logical time. Slots older than `catchUpWindow` are ignored (logged
+///   once).
+/// - **Overlap.** A slot that comes while the job is busy (running, waiting for its jitter
+///   delay, waiting for a retry, or with runs queued) is recorded as `skipped-overlap`, or with
+///   `overlap = "queue"` waits for the job (at most one waiting slot; further ones are skipped).
+///   CLI runs are kept apart by the per-job run lock the ``Runner`` holds.
+/// - **Retries.** A failed, conflicting or timed-out attempt is retried `retries` times with
+///   the same logical time (trigger `retry`, attempt 2, 3, …) after ``RetryBackoff`` delays.
+/// - **Jitter.** Scheduled and catch-up runs start a random `[0, jitter]` after their slot.
+/// - **Stopping** (graceful shutdown from ``ServiceGroup``, i.e. SIGTERM / SIGINT): nothing new
+///   starts, queued and delayed runs are dropped, running ones may finish within
+///   `shutdownGrace`, then they are cancelled (a cancelled run commits nothing) and `run()`
+///   returns normally. Task cancellation stops at once, cancelling running jobs.
+/// - **Reload** (``reload()``, on SIGHUP): the configuration is read again; if it is invalid
+///   the old one stays and the reason is logged. A job whose schedule or zone changed starts
+///   afresh from now; a disabled job gets no new slots (a running attempt finishes).
+///
+/// Time, the runner and randomness are injected, so tests drive it with a manual clock.
+public actor SchedulerDaemon: Service {
+    public struct Options: Sendable {
+        /// A slot reached later than this after its time counts as missed (see `catchUp`).
+        public var missedAfter: Duration = .seconds(60)
+        public init() {}
+    }
+
+    struct Pending: Sendable {
+        var slot: Date
+        var trigger: RunRecord.Trigger
+        var attempt: Int
+    }
+
+    enum Phase {
+        case waiting(until: Date)
+        case running(Task<Void, Never>)
+    }
+
+    struct Active {
+        var run: Pending
+        var phase: Phase
+        var id: Int
+    }
+
+    struct JobState {
+        var config: JobConfig
+        var schedule: Schedule
+        var lastSlot: Date
+        var nextSlot: Date?
+        var enabled = true
+        var active: Active?
+        var queue: [Pending] = []
+
+        var isBusy: Bool { active != nil || !queue.isEmpty }
+        var isRunning: Bool {
+            if case .running? = active?.phase { return true }
+            return false
+        }
+    }
+
+    public nonisolated let events: AsyncStream<SchedulerEvent>
+    private let eventSink: AsyncStream<SchedulerEvent>.Continuation
+
+    nonisolated let clock: any SchedulerClock
+    let runner: any SchedulerJobRunner
+    let data: DataDirectory
+    let options: Options
+    let pinger: RunPinger?
+    let outbox: (any DaemonOutbox)?
+    let notifier: SystemdNotifier?
+    let reloadSource: (@Sendable () throws -> HearthConfig)?
+    let logger: Logger
+    let stateStore: SchedulerStateStore
+    var random: AnyRandomNumberGenerator
+
+    public private(set) var config: HearthConfig
+    var jobs: [String: JobState] = [:]
+    var stopping = false
+    var forceCancel = false
+    var started = false
+    var nextActiveID = 1
+    /// When the outbox next needs a delivery pass (nil: nothing pending, as far as we know).
+    var outboxDue: Date?
+    var outboxTask: Task<Void, Never>?
+    private var sleeper: Task<Void, Never>?
+    private var pendingNudge = false
+
+    /// - Parameters:
+    ///   - reloadSource: reads the configuration again (for ``reload()``); nil: reload is a no-op.
+    ///   - pinger: run monitoring for jobs with `pingUrl`; nil: no pings.
+    ///   - outbox: delivers the messages runs commit (see ``DaemonOutbox``); nil: not delivered here.
+    ///   - notifier: `sd_notify` target; nil when not under systemd.
+    /// - Throws: ``ConfigError`` when an enabled job's schedule is invalid.
+    public init(
+        config: HearthConfig, data: DataDirectory, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), pinger: RunPinger? = nil,
+        outbox: (any DaemonOutbox)? = nil, notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
+        options: Options = Options(), logger: Logger = Logger(label: "hearth")
+    ) throws(ConfigError) {
+        _ = try Self.schedules(for: config)
+        self.config = config
+        self.data = data
+        self.runner = runner
+        self.clock = clock
+        self.random = AnyRandomNumberGenerator(random)
+        self.pinger = pinger
+        self.outbox = outbox
+        self.notifier = notifier
+        self.reloadSource = reloadSource
+        self.options = options
+        self.logger = logger
+        self.stateStore = SchedulerStateStore(data: data)
+        (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    /// The enabled jobs and their parsed schedules; a bad schedule is a ``ConfigError``.
+    public static func schedules(for config: HearthConfig) throws(ConfigError) -> [String: (JobConfig, Schedule)] {
+        var out: [String: (JobConfig, Schedule)] = [:]
+        for (name, jc) in config.jobs where jc.enabled {
+            do {
+                out[name] = (jc, try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals))
+            } catch {
+                throw ConfigError(file: config.file ?? "(built-in defaults)", "[jobs.\(name)] schedule: \(error)")
+            }
+        }
+        return out
+    }
+
+    // MARK: - Service
+
+    /// Schedules until a graceful shutdown (or cancellation), then drains and returns.
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler {
+                try await self.runLoop()
+            } onCancel: {
+                Task { await self.cancelNow() }
+            }
+        } onGracefulShutdown: {
+            Task { await self.shutdown() }
+        }
+    }
+
+    /// Starts a graceful stop (what SIGTERM does through the service group).
+    public func shutdown() {
+        guard !stopping else { return }
+        stopping = true
+        notifier?.notify("STOPPING=1")
+        logger.notice("stopping: no new runs will start")
+        nudge()
+    }
+
+    /// Stops at once: running jobs are cancelled without waiting for `shutdownGrace`.
+    public func cancelNow() {
+        forceCancel = true
+        if !stopping {
+            stopping = true
+            notifier?.notify("STOPPING=1")
+        }
+        nudge()
+    }
+
+    /// Reads the configuration again through `reloadSource` and applies it; an invalid one is
+    /// logged and the current one kept.
+    public func reload() {
+        guard let reloadSource else { return }
+        notifier?.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        do {
+            let loaded = try reloadSource()
+            try apply(loaded)
+            logger.notice("configuration reloaded", metadata: ["file": "\(loaded.file ?? "(built-in defaults)")"])
+            emit(.reloaded)
+        } catch {
+            logger.error("configuration reload failed; keeping the previous configuration: \(error)")
+            emit(.reloadFailed(reason: "\(error)"))
+        }
+        notifier?.notify("READY=1")
+    }
+
+    /// Applies a new configuration (see the type's documentation).
+    public func apply(_ newConfig: HearthConfig) throws(ConfigError) {
+        let schedules = try Self.schedules(for: newConfig)
+        try outbox?.reload(newConfig)
+        var replacement = newConfig
+        if replacement.dataDir != config.dataDir {
+            logger.warning("dataDir changed in the configuration; the daemon keeps using \(config.dataDir) until it is restarted")
+            replacement.dataDir = config.dataDir
+        }
+        config = replacement
+        guard started else { return }
+        let now = clock.now()
+        for name in config.jobs.keys.sorted() {
+            if let (jc, schedule) = schedules[name] {
+                if var j = jobs[name] {
+                    let changed = j.schedule != schedule || j.config.timeZone != jc.timeZone || !j.enabled
+                    j.config = jc
+                    j.schedule = schedule
+                    if changed {
+                        j.enabled = true
+                        j.lastSlot = max(j.lastSlot, now)
+                        j.nextSlot = schedule.nextFire(after: j.lastSlot, in: jc.timeZone)
+                        logger.notice("schedule changed; starting from now", metadata: ["job": "\(name)", "schedule": "\(jc.schedule)", "next": "\(j.nextSlot.map(Timestamp.format) ?? "none")"])
+                    }
+                    jobs[name] = j
+                    if changed { persist(name) }
+                } else {
+                    jobs[name] = JobState(config: jc, schedule: schedule, lastSlot: now, nextSlot: schedule.nextFire(after: now, in: jc.timeZone))
+                    logger.notice("job enabled", metadata: ["job": "\(name)"])
+                    persist(name)
+                }
+            } else if var j = jobs[name], j.enabled {
+                j.enabled = false
+                j.nextSlot = nil
+                j.queue.removeAll()
+                if case .waiting? = j.active?.phase { j.active = nil }
+                jobs[name] = j
+                logger.notice("job disabled; it gets no new slots", metadata: ["job": "\(name)"])
+            }
+        }
+        nudge()
+    }
+
+    // MARK: - The loop
+
+    func runLoop() async throws {
+        guard !started else { return }
+        started = true
+        setUp(now: clock.now())
+        let names = jobs.keys.sorted()
+        notifier?.notify("READY=1\nSTATUS=scheduling \(names.count) job(s)")
+        logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "dataDir": "\(data.root)"])
+        emit(.ready(jobs: names))
+        var lastStatus = ""
+        while !stopping {
+            tick(now: clock.now())
+            if stopping { break }
+            let wake = nextWakeUp()
+            emit(.sleeping(until: wake))
+            if let notifier, let status = statusLine(), status != lastStatus {
+                notifier.notify("STATUS=\(status)")
+                lastStatus = status
+            }
+            await sleep(until: wake)
+        }
+        await drain()
+    }
+
+    /// Builds the job states from the configuration and the persisted state.
+    func setUp(now: Date) {
+        if outbox != nil { outboxDue = now }
+        let schedules = (try? Self.schedules(for: config)) ?? [:]
+        for (name, (jc, schedule)) in schedules {
+            var last = now
+            if let saved = stateStore.load(job: name) {
+                if saved.schedule == jc.schedule && saved.timeZone == jc.timeZone.identifier {
+                    last = saved.lastSlot
+                    if last > now.addingTimeInterval(60) {
+                        logger.warning("the clock is behind this job's last slot; slots up to it are not run again", metadata: ["job": "\(name)", "lastSlot": "\(Timestamp.format(last))"])
+                    }
+                } else {
+                    logger.notice("schedule changed while the daemon was stopped; starting from now", metadata: ["job": "\(name)", "schedule": "\(jc.schedule)"])
+                }
+            }
+            jobs[name] = JobState(config: jc, schedule: schedule, lastSlot: last, nextSlot: schedule.nextFire(after: last, in: jc.timeZone))
+            if last == now { persist(name) }
+        }
+    }
+
+    /// Handles every due slot and starts what can start.
+    func tick(now: Date) {
+        for name in jobs.keys.sorted() {
+            handleDueSlots(name, now: now)
+            startNext(name, now: now)
+        }
+        startOutboxPassIfDue(now: now)
+    }
+
+    /// One outbox pass at a time, when something is due.
+    func startOutboxPassIfDue(now: Date) {
+        guard !stopping, let outbox, outboxTask == nil, let due = outboxDue, due <= now else { return }
+        outboxDue = nil
+        outboxTask = Task {
+            let next = await outbox.deliverDue(at: now)
+            self.outboxPassFinished(next: next)
+        }
+    }
+
+    func outboxPassFinished(next: Date?) {
+        outboxTask = nil
+        if let next {
+            // A message that is still due (e.g. claimed by a CLI deliverer right now) is tried
+            // again a second later, not in a tight loop.
+            let due = max(next, clock.now().addingTimeInterval(1))
+            outboxDue = min(outboxDue ?? due, due)
+        }
+        emit(.outboxPassed(nextDue: outboxDue))
+        nudge()
+    }
+
+    func handleDueSlots(_ name: String, now: Date) {
+        guard var j = jobs[name], j.enabled, let next = j.nextSlot, next <= now else { return }
+        let policy = j.config.policy
+        let zone = j.config.timeZone
+        let windowStart = now - policy.catchUpWindow
+        let lateBound = now - options.missedAfter
+        var due: [Date]
+        if next < windowStart {
+            logger.notice("slots missed before the catch-up window are not caught up", metadata: [
+                "job": "\(name)", "from": "\(Timestamp.format(next))", "windowStart": "\(Timestamp.format(windowStart))",
+                "catchUpWindow": "\(DurationFormat.format(policy.catchUpWindow))",
+            ])
+            due = j.schedule.slots(from: windowStart, through: now, in: zone)
+        } else {
+            due = j.schedule.slots(from: next, through: now, in: zone)
+            if due.first != next { due.insert(next, at: 0) }
+        }
+        // Only the latest due slot can be on time: when several are due at once the daemon was
+        // not awake for the earlier ones (stopped, asleep, clock jump), however recent they are.
+        var missed = due
+        var onTime: [Date] = []
+        if let last = due.last, last >= lateBound {
+            missed.removeLast()
+            onTime = [last]
+        }
+        let wasBusy = j.isBusy
+        jobs[name] = j
+
+        if let first = missed.first, let last = missed.last {
+            logger.notice("missed \(missed.count) slot(s) (the daemon was stopped, the system slept or the clock jumped)", metadata: [
+                "job": "\(name)", "from": "\(Timestamp.format(first))", "to": "\(Timestamp.format(last))", "catchUp": "\(policy.catchUp.rawValue)",
+            ])
+            switch policy.catchUp {
+            case .none:
+                recordSkips(name, missed, status: .skippedCatchUp, now: now)
+            case .latest:
+                if onTime.isEmpty {
+                    recordSkips(name, Array(missed.dropLast()), status: .skippedCatchUp, now: now)
+                    enqueue(name, Pending(slot: last, trigger: .catchUp, attempt: 1))
+                } else {
+                    recordSkips(name, missed, status: .skippedCatchUp, now: now)
+                }
+            case .all:
+                for slot in missed { enqueue(name, Pending(slot: slot, trigger: .catchUp, attempt: 1)) }
+            }
+        }
+        if let slot = onTime.first {
+            if wasBusy {
+                overlap(name, slot: slot, now: now)
+            } else {
+                enqueue(name, Pending(slot: slot, trigger: .schedule, attempt: 1))
+            }
+        }
+
+        j = jobs[name] ?? j
+        j.lastSlot = due.last ?? windowStart
+        j.nextSlot = j.schedule.nextFire(after: j.lastSlot, in: zone)
+        jobs[name] = j
+        persist(name)
+    }
+
+    /// A slot that came while the job is busy.
+    func overlap(_ name: String, slot: Date, now: Date) {
+        guard let j = jobs[name] else { return }
+        switch j.config.policy.overlap {
+        case .skip:
+            logger.notice("slot skipped: the previous run is still going (overlap = skip)", metadata: ["job": "\(name)", "slot": "\(Timestamp.format(slot))"])
+            recordSkips(name, [slot], status: .skippedOverlap, now: now)
+        case .queue:
+            if j.queue.contains(where: { $0.trigger == .schedule }) {
+                logger.notice("slot skipped: a run is already waiting (overlap = queue holds one)", metadata: ["job": "\(name)", "slot": "\(Timestamp.format(slot))"])
+                recordSkips(name, [slot], status: .skippedOverlap, now: now)
+            } else {
+                logger.info("slot queued behind the running one (overlap = queue)", metadata: ["job": "\(name)", "slot": "\(Timestamp.format(slot))"])
+                enqueue(name, Pending(slot: slot, trigger: .schedule, attempt: 1))
+            }
+        }
+    }
+
+    func enqueue(_ name: String, _ pending: Pending) {
+        jobs[name]?.queue.append(pending)
+        emit(.queued(job: name, logicalTime: pending.slot, trigger: pending.trigger))
+    }
+
+    /// Writes a `skipped-…` record per slot (at most `historyLimit`, the newest; more would be
+    /// pruned at once).
+    func recordSkips(_ name: String, _ slots: [Date], status: RunRecord.Status, now: Date) {
+        guard !slots.isEmpty else { return }
+        let history = RunHistory(data: data, limit: config.historyLimit)
+        let kept = slots.suffix(config.historyLimit)
+        if kept.count < slots.count {
+            logger.notice("only the newest \(kept.count) of \(slots.count) skipped slots are recorded (historyLimit)", metadata: ["job": "\(name)"])
+        }
+        for slot in kept {
+            let record = RunRecord(
+                runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedOverlap ? .schedule : .catchUp,
+                logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
+            do { try history.write(record) } catch {
+                logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+            }
+            emit(.skipped(job: name, logicalTime: slot, status: status))
+        }
+        try? history.prune(job: name)
+    }
+
+    /// Starts the job's next queued run, or its delayed one when its time has come.
+    func startNext(_ name: String, now: Date) {
+        guard !stopping, var j = jobs[name] else { return }
+        if j.active == nil, !j.queue.isEmpty {
+            let pending = j.queue.removeFirst()
+            let delay = pending.trigger == .retry ? Duration.zero : RetryBackoff.jitter(j.config.policy.jitter, using: &random)
+            j.active = Active(run: pending, phase: .waiting(until: now + delay), id: nextActiveID)
+            nextActiveID += 1
+            jobs[name] = j
+            if delay > .zero {
+                emit(.delayed(job: name, logicalTime: pending.slot, until: now + delay))
+                logger.info("run delayed by jitter", metadata: ["job": "\(name)", "slot": "\(Timestamp.format(pending.slot))", "delay": "\(DurationFormat.format(delay))"])
+            }
+        }
+        guard let active = j.active, case .waiting(let until) = active.phase, until <= now else { return }
+        launch(name, active)
+    }
+
+    func launch(_ name: String, _ active: Active) {
+        guard let j = jobs[name] else { return }
+        let pending = active.run
+        let config = self.config
+        let jobConfig = j.config
+        let (runner, pinger, clock, logger, data) = (self.runner, self.pinger, self.clock, self.logger, self.data)
+        let id = active.id
+        logger.info("run starting", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)"])
+        emit(.started(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt))
+        let task = Task {
+            let record = await Self.attempt(
+                name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, logger: logger)
+            self.attemptFinished(name, id: id, record: record)
+        }
+        jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
+    }
+
+    /// One attempt, off the actor: pings, the run, and a record when the run could not start.
+    nonisolated static func attempt(
+        _ name: String, _ pending: Pending, config: HearthConfig, jobConfig: JobConfig, runner: any SchedulerJobRunner,
+        pinger: RunPinger?, clock: any SchedulerClock, data: DataDirectory, logger: Logger
+    ) async -> RunRecord {
+        if let url = jobConfig.pingURL, let pinger { await pinger.ping(url, .start, job: name) }
+        var record: RunRecord
+        do {
+            record = try await runner.run(job: name, options: RunOptions(trigger: pending.trigger, logicalTime: pending.slot, attempt: pending.attempt), config: config)
+        } catch {
+            let now = clock.now()
+            record = RunRecord(
+                runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+                start: now, end: now, attempt: pending.attempt, status: error is CancellationError ? .cancelled : .failed, dryRun: false)
+            record.error = String(describing: error)
+            do { try RunHistory(data: data, limit: config.historyLimit).write(record) } catch {
+                logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+            }
+        }
+        if let url = jobConfig.pingURL, let pinger {
+            await pinger.ping(url, record.status.isFailure ? .fail : .success, job: name)
+        }
+        return record
+    }
+
+    func attemptFinished(_ name: String, id: Int, record: RunRecord) {
+        guard var j = jobs[name], let active = j.active, active.id == id else { return }
+        j.active = nil
+        let pending = active.run
+        var metadata: Logger.Metadata = [
+            "job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)",
+            "attempt": "\(pending.attempt)", "status": "\(record.status.rawValue)", "run": "\(record.runID)",
+        ]
+        if record.status.isFailure {
+            metadata["error"] = "\(record.error ?? "")"
+            logger.warning("run \(record.status.rawValue)", metadata: metadata)
+        } else {
+            metadata["changes"] = "+\(record.created) ~\(record.updated) -\(record.deleted) messages=\(record.messagesQueued)"
+            logger.notice("run \(record.status.rawValue)", metadata: metadata)
+        }
+        emit(.finished(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt, status: record.status))
+        if outbox != nil {
+            // The run may have committed messages (its own, or the runner's job.succeeded /
+            // job.failed events): a pass now (cheap when the outbox is empty).
+            let now = clock.now()
+            outboxDue = min(outboxDue ?? now, now)
+        }
+        if record.status.isFailure, !stopping, j.enabled, pending.attempt <= j.config.policy.retries {
+            let policy = j.config.policy
+            let delay = RetryBackoff.delay(retry: pending.attempt, min: policy.backoffMin, max: policy.backoffMax, using: &random)
+            let at = clock.now() + delay
+            j.active = Active(run: Pending(slot: pending.slot, trigger: .retry, attempt: pending.attempt + 1), phase: .waiting(until: at), id: nextActiveID)
+            nextActiveID += 1
+            logger.notice("retrying in \(DurationFormat.format(delay))", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "attempt": "\(pending.attempt + 1)"])
+            emit(.retryScheduled(job: name, logicalTime: pending.slot, attempt: pending.attempt + 1, at: at))
+        }
+        jobs[name] = j
+        nudge()
+    }
+
+    /// The earliest next slot or delayed start.
+    func nextWakeUp() -> Date? {
+        var wake: Date?
+        for j in jobs.values {
+            if j.enabled, let next = j.nextSlot { wake = min(wake ?? next, next) }
+            if case .waiting(let until)? = j.active?.phase { wake = min(wake ?? until, until) }
+        }
+        if outboxTask == nil, let due = outboxDue { wake = min(wake ?? due, due) }
+        return wake
+    }
+
+    func statusLine() -> String? {
+        let next = jobs.compactMap { name, j in j.enabled ? j.nextSlot.map { (name, $0) } : nil }.min { ($0.1, $0.0) < ($1.1, $1.0) }
+        let running = jobs.filter { $0.value.isRunning }.keys.sorted()
+        var parts: [String] = []
+        if !running.isEmpty { parts.append("running: \(running.joined(separator: ", "))") }
+        if let next { parts.append("next: \(next.0) at \(Timestamp.format(next.1))") }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
+    // MARK: - Stopping
+
+    func drain() async {
+        for name in jobs.keys.sorted() {
+            guard var j = jobs[name] else { continue }
+            var dropped = j.queue.count
+            j.queue.removeAll()
+            if case .waiting? = j.active?.phase {
+                j.active = nil
+                dropped += 1
+            }
+            jobs[name] = j
+            if dropped > 0 { logger.notice("stopping: \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
+        }
+        let deadline = clock.now() + config.shutdownGrace
+        let running = runningJobs()
+        if !running.isEmpty || outboxTask != nil {
+            logger.notice("stopping: waiting up to \(DurationFormat.format(config.shutdownGrace)) (shutdownGrace) for running jobs", metadata: ["jobs": "\(running.joined(separator: ", "))"])
+            emit(.stopping(deadline: deadline, running: running))
+            while !runningJobs().isEmpty || outboxTask != nil, !forceCancel, clock.now() < deadline {
+                await sleep(until: deadline)
+            }
+            if let outboxTask {
+                outboxTask.cancel()
+                await outboxTask.value
+            }
+            let left = runningJobs()
+            if !left.isEmpty {
+                logger.warning("cancelling running jobs; they commit nothing", metadata: ["jobs": "\(left.joined(separator: ", "))"])
+                emit(.cancelling(jobs: left))
+                let tasks = jobs.values.compactMap { j -> Task<Void, Never>? in
+                    if case .running(let t)? = j.active?.phase { return t }
+                    return nil
+                }
+                for t in tasks { t.cancel() }
+                for t in tasks { await t.value }
+            }
+        } else {
+            emit(.stopping(deadline: deadline, running: []))
+        }
+        logger.notice("scheduler stopped")
+        emit(.stopped)
+        eventSink.finish()
+    }
+
+    func runningJobs() -> [String] {
+        jobs.filter { $0.value.isRunning }.keys.sorted()
+    }
+
+    // MARK: - Helpers
+
+    /// Sleeps until `wake` (nil: until woken), or until ``nudge()``.
+    func sleep(until wake: Date?) async {
+        if pendingNudge {
+            pendingNudge = false
+            return
+        }
+        let clock = self.clock
+        let deadline = wake ?? clock.now().addingTimeInterval(SystemSchedulerClock.maximumWait)
+        let task = Task { _ = try? await clock.sleep(until: deadline) }
+        sleeper = task
+        await task.value
+        sleeper = nil
+        pendingNudge = false
+    }
+
+    /// Wakes the loop so it re-examines the jobs.
+    func nudge() {
+        if let sleeper {
+            sleeper.cancel()
+        } else {
+            pendingNudge = true
+        }
+    }
+
+    func persist(_ name: String) {
+        guard let j = jobs[name] else { return }
+        let entry = SchedulerStateStore.Entry(job: name, schedule: j.config.schedule, timeZone: j.config.timeZone.identifier, lastSlot: j.lastSlot, updatedAt: clock.now())
+        do { try stateStore.save(entry) } catch {
+            logger.error("cannot save the scheduler state: \(error)", metadata: ["job": "\(name)"])
+        }
+    }
+
+    func emit(_ event: SchedulerEvent) {
+        eventSink.yield(event)
+    }
+
+    static func monotonicMicroseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+}
+
+extension RunRecord.Status {
+    /// Failed, conflict, cancelled: the attempt committed nothing and may be retried.
+    public var isFailure: Bool {
+        switch self {
+        case .failed, .conflict, .cancelled: true
+        case .succeeded, .succeededWithWarnings, .skippedOverlap, .skippedCatchUp: false
+        }
+    }
+}
+
+fileprivate extension Date {
+    static func + (date: Date, duration: Duration) -> Date {
+        date.addingTimeInterval(DurationFormat.seconds(duration))
+    }
+
+    static func - (date: Date, duration: Duration) -> Date {
+        date.addingTimeInterval(-DurationFormat.seconds(duration))
+    }
+}

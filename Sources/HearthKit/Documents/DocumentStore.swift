@@ -1,0 +1,38 @@
+public import Foundation
+
+/// Read access to documents. Jobs never write directly: they build a ``Changeset`` that the
+/// runner commits.
+public protocol DocumentStore: Sendable {
+    /// Ids of the documents in `collection` (`users`, or `users/u1/badges`), sorted.
+    func documentIDs(in collection: String) throws(StoreError) -> [String]
+    /// One document; `.missing` when there is no file.
+    func read(_ path: DocumentPath) -> DocumentRead
+    /// Every document of a collection, in id order.
+    func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead]
+    /// The ledger entries of `namespace` dated within `[from, to]` (by UTC hour), as committed
+    /// by earlier runs of any job.
+    func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String]
+    /// The ledger's own names for the entries of `namespace` from hours before `date`'s, which
+    /// a run may prune in its commit.
+    func ledgerFiles(namespace: String, before date: Date) throws -> [String]
+}
+
+extension DocumentStore {
+    /// A store without a ledger (a test's in-memory store) has no entries.
+    public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] { [:] }
+    public func ledgerFiles(namespace: String, before date: Date) throws -> [String] { [] }
+}
+
+/// The outcome of reading one document.
+public enum DocumentRead: Sendable {
+    case document(Document)
+    case invalid(DocumentPath, DocumentIssue)
+    case missing(DocumentPath)
+}
+
+/// A failure of the data directory itself (not of one document).
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

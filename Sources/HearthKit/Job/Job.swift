@@ -1,0 +1,59 @@
+/// A registered job ("a function"): reads documents through a ``JobContext`` and records
+/// the writes it wants; the runner commits them atomically or shows them as a plan.
+///
+/// Jobs are built fresh for every run from their validated parameters, so `run` may keep
+/// no state between runs.
+public protocol Job: Sendable {
+    /// Name, schedule, parameters and the collections the job touches.
+    static var descriptor: JobDescriptor { get }
+
+    /// Builds the job for one run; throws ``JobSetupError`` for a configuration the job
+    /// cannot work with (it is reported before anything runs).
+    init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError)
+
+    /// Runs over the data. Must call no `Date()`: use `context.logicalTime` (windows) and
+    /// `context.startTime` (audit timestamps).
+    func run(_ context: JobContext) async throws
+}
+
+/// What a job learns about the host at set-up time.
+public struct JobEnvironment: Sendable {
+    /// `[notifications].types`: the notification types the apps can decode.
+    public var notificationTypes: [String]
+    /// Outbound HTTP (for jobs that call out, e.g. an external scorer).
+    public var http: (any HTTPTransport)?
+    /// `[push] provider`: which device tokens a queued push carries (see `PushMessages` in Jobs).
+    public var pushProvider: PushProviderKind
+
+    public init(notificationTypes: [String] = [], http: (any HTTPTransport)? = nil, pushProvider: PushProviderKind = .none) {
+        self.notificationTypes = notificationTypes
+        self.http = http
+        self.pushProvider = pushProvider
+    }
+}
+
+/// A job cannot start with its configuration; the message says why and what to change.
+public struct JobSetupError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The static facts about a job.
+public struct JobDescriptor: Sendable {
+    public var name: String
+    public var summary: String
+    public var defaultSchedule: String
+    public var parameters: [ParameterSpec]
+    public var reads: [String]
+    public var writes: [String]
+
+    public init(name: String, summary: String, defaultSchedule: String, parameters: [ParameterSpec] = [], reads: [String], writes: [String]) {
+        self.name = name
+        self.summary = summary
+        self.defaultSchedule = defaultSchedule
+        self.parameters = parameters
+        self.reads = reads
+        self.writes = writes
+    }
+}

@@ -1,0 +1,218 @@
+public import Foundation
+import Synchronization
+
+/// A job's view of one run: the times, zone and parameters, reads from the data directory,
+/// and the changeset it builds. Nothing reaches the disk until the runner commits.
+public final class JobContext: Sendable {
+    public let jobName: String
+    /// `T`: the schedule slot this run serves (windows are computed from it).
+    public let logicalTime: Date
+    /// `S`: the wall clock at start (audit timestamps written into documents).
+    public let startTime: Date
+    public let timeZone: TimeZone
+    public let parameters: JobParameters
+    public let store: any DocumentStore
+    public let policy: InvalidDocumentPolicy
+
+    private struct State {
+        var changeset = Changeset()
+        var warnings: [String] = []
+        var issues: [DocumentIssue] = []
+        var invalidPaths: Set<DocumentPath> = []
+        var documentsRead = 0
+    }
+
+    private let state = Mutex(State())
+    private let progress: (@Sendable (Int) -> Void)?
+
+    public init(
+        jobName: String, logicalTime: Date, startTime: Date, timeZone: TimeZone, parameters: JobParameters,
+        store: any DocumentStore, policy: InvalidDocumentPolicy, progress: (@Sendable (Int) -> Void)? = nil
+    ) {
+        self.jobName = jobName
+        self.logicalTime = logicalTime
+        self.startTime = startTime
+        self.timeZone = timeZone
+        self.parameters = parameters
+        self.store = store
+        self.policy = policy
+        self.progress = progress
+    }
+
+    /// A Gregorian calendar in the job's zone, weeks starting Monday (ISO 8601).
+    public var calendar: Calendar {
+        var c = Calendar(identifier: .iso8601)
+        c.timeZone = timeZone
+        return c
+    }
+
+    // MARK: Reading
+
+    /// Every valid document of `collection`, in id order. Invalid ones are reported per the
+    /// policy (skipped with a warning, or the run fails).
+    public func documents(in collection: String) throws -> [Document] {
+        try decode(collection) { $0 }
+    }
+
+    /// Reads `collection` and turns each valid document into a `T` (nil: not wanted). A
+    /// ``FieldError`` thrown by `transform` makes that document invalid input.
+    ///
+    /// Files are read, parsed and transformed on all cores in chunks; only the `T`s are
+    /// kept, so a job that needs four fields of a million transactions never holds a million
+    /// parsed documents. Results are in id order.
+    public func decode<T: Sendable>(_ collection: String, _ transform: @Sendable (Document) throws(FieldError) -> T?) throws -> [T] {
+        try Task.checkCancellation()
+        let ids = try store.documentIDs(in: collection)
+        let base = collection.split(separator: "/").map(String.init)
+        let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
+        let store = self.store
+        let outcomes: [DecodeOutcome<T>] = concurrentChunks(count: paths.count) { range in
+            var out: [DecodeOutcome<T>] = []
+            for i in range {
+                switch store.read(paths[i]) {
+                case .document(let doc):
+                    do throws(FieldError) {
+                        if let t = try transform(doc) { out.append(.value(t)) }
+                    } catch {
+                        out.append(.invalid(doc.path, error.issue(in: doc.path)))
+                    }
+                case .invalid(let p, let issue): out.append(.invalid(p, issue))
+                case .missing: break
+                }
+            }
+            return out
+        }
+        try Task.checkCancellation()
+        var result: [T] = []
+        result.reserveCapacity(outcomes.count)
+        for o in outcomes {
+            switch o {
+            case .value(let t): result.append(t)
+            case .invalid(let p, let issue): try reportInvalid(p, issue)
+            }
+        }
+        let total = state.withLock { s in
+            s.documentsRead += paths.count
+            return s.documentsRead
+        }
+        progress?(total)
+        return result
+    }
+
+    /// One document; nil when absent or invalid (reported per the policy).
+    public func document(_ path: DocumentPath) throws -> Document? {
+        try Task.checkCancellation()
+        switch store.read(path) {
+        case .document(let d):
+            state.withLock { $0.documentsRead += 1 }
+            return d
+        case .invalid(let p, let issue):
+            try reportInvalid(p, issue)
+            return nil
+        case .missing: return nil
+        }
+    }
+
+    /// Reports a document as invalid input: a warning under `skip`, a failure under `fail`.
+    /// The document is never written by this run.
+    public func reportInvalid(_ path: DocumentPath, _ issue: DocumentIssue) throws {
+        let issues = state.withLock { s -> [DocumentIssue]? in
+            if s.invalidPaths.insert(path).inserted { s.issues.append(issue) }
+            return policy == .fail ? s.issues : nil
+        }
+        if let issues { throw InvalidInputError(issues: issues) }
+    }
+
+    /// Reports a document whose field `error` names as invalid.
+    public func reportInvalid(_ document: Document, _ error: FieldError) throws {
+        try reportInvalid(document.path, error.issue(in: document.path))
+    }
+
+    public func isInvalid(_ path: DocumentPath) -> Bool {
+        state.withLock { $0.invalidPaths.contains(path) }
+    }
+
+    // MARK: Writing (into the changeset)
+
+    /// Writes `object` over `document` if it differs in content; an unchanged document is
+    /// never rewritten.
+    public func update(_ document: Document, to object: JSONObject) {
+        if object.sameContent(as: document.object) { return }
+        state.withLock { s in
+            guard !s.invalidPaths.contains(document.path) else { return }
+            s.changeset.put(.init(path: document.path, action: .update, before: document.object, after: object, expected: document.version))
+        }
+    }
+
+    /// Changes some fields of `document` (keys keep their order; new keys are appended).
+    public func update(_ document: Document, _ change: (inout JSONObject) throws -> Void) rethrows {
+        var o = pending(document)
+        try change(&o)
+        update(document, to: o)
+    }
+
+    /// The content this run will write for `document`: its pending update, else as read.
+    public func pending(_ document: Document) -> JSONObject {
+        state.withLock { $0.changeset.entry(for: document.path)?.after } ?? document.object
+    }
+
+    /// Creates a document that must not exist (checked again at commit).
+    public func create(_ path: DocumentPath, _ object: JSONObject) {
+        state.withLock { s in
+            guard !s.invalidPaths.contains(path) else {
+                s.warnings.append("\(path.relativeFile): not created because the existing file is invalid")
+                return
+            }
+            s.changeset.put(.init(path: path, action: .create, before: nil, after: object, expected: nil))
+        }
+    }
+
+    public func delete(_ document: Document) {
+        state.withLock { s in
+            s.changeset.put(.init(path: document.path, action: .delete, before: document.object, after: nil, expected: document.version))
+        }
+    }
+
+    /// Queues an outbox message in this run's commit.
+    public func queue(_ message: OutboxMessage) {
+        state.withLock { $0.changeset.queue(message) }
+    }
+
+    // MARK: Hearth's ledger (bookkeeping outside the apps' documents)
+
+    /// The ledger entries of `namespace` dated within `[from, to]` (by UTC hour), as committed
+    /// by earlier runs of any job (see ``LedgerRecord``).
+    public func ledger(_ namespace: String, from: Date, to: Date) throws -> [String: String] {
+        try store.ledgerEntries(namespace: namespace, from: from, to: to)
+    }
+
+    /// Records `key → value` in the ledger's `namespace`, dated `date`, in this run's commit
+    /// (written before the run's documents). A dry run records nothing.
+    public func record(_ namespace: String, key: String, value: String, date: Date) {
+        precondition(LedgerRecord.isValidNamespace(namespace), "invalid ledger namespace \(namespace)")
+        state.withLock { $0.changeset.record(LedgerRecord(namespace: namespace, key: key, value: value, date: date)) }
+    }
+
+    /// Deletes, in this run's commit, the ledger files of `namespace` from hours before `date`'s.
+    public func pruneLedger(_ namespace: String, before date: Date) throws {
+        let files = try store.ledgerFiles(namespace: namespace, before: date)
+        state.withLock { s in for f in files { s.changeset.deleteLedgerFile(f) } }
+    }
+
+    public func warn(_ message: String) {
+        state.withLock { $0.warnings.append(message) }
+    }
+
+    // MARK: Results (for the runner)
+
+    public var changeset: Changeset { state.withLock { $0.changeset } }
+    public var warnings: [String] { state.withLock { $0.warnings } }
+    public var issues: [DocumentIssue] { state.withLock { $0.issues } }
+    public var documentsRead: Int { state.withLock { $0.documentsRead } }
+}
+
+/// One document's result in ``JobContext/decode(_:_:)``.
+private enum DecodeOutcome<T: Sendable>: Sendable {
+    case value(T)
+    case invalid(DocumentPath, DocumentIssue)
+}

@@ -1,0 +1,139 @@
+public import Crypto
+public import Foundation
+public import HearthKit
+public import HearthStore
+public import HearthSchedule
+
+/// Apple Push Notification service over HTTP/2 with token-based authentication (SPEC §8).
+///
+/// One `POST {endpoint}/3/device/{token}` per device token with headers `authorization:
+/// bearer <provider token>`, `apns-topic` (the app's bundle id), `apns-push-type: alert`,
+/// `apns-priority`, `apns-expiration` (Unix seconds; 0 = deliver once or drop) and `apns-id`
+/// (a UUID derived from the message id and the token, so a retried push keeps its id).
+/// Body: `{"aps": {"alert": {"title", "body"}, "badge"?}, …data}` (data keys at the top level,
+/// except `aps`).
+///
+/// Results: 200 delivered; 410 (`Unregistered`, `ExpiredToken`) and 400 `BadDeviceToken` →
+/// remove the token; 403 `ExpiredProviderToken` / `InvalidProviderToken` → sign a new provider
+/// token and try once more, then retry later; 429 and 5xx → retry (honouring `Retry-After`);
+/// anything else → permanent failure. Transport failures are retried.
+public struct APNsProvider: PushProvider {
+    public let name = "apns"
+    /// `scheme://host[:port]` without a trailing slash.
+    public let endpoint: String
+    public let topic: String
+    public let priority: Int
+    /// How long APNs keeps trying an offline device; zero sends `apns-expiration: 0`.
+    public let expiration: Duration
+    public let providerToken: APNsProviderToken
+    private let http: any HTTPTransport
+    private let now: @Sendable () -> Date
+
+    public init(
+        key: P256.Signing.PrivateKey, keyID: String, teamID: String, topic: String, endpoint: String = "https://api.push.apple.com",
+        priority: Int = 10, expiration: Duration = .seconds(86_400), http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        var e = endpoint
+        while e.hasSuffix("/") { e.removeLast() }
+        self.endpoint = e
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.http = http
+        self.now = now
+        self.providerToken = APNsProviderToken(key: key, keyID: keyID, teamID: teamID, now: now)
+    }
+
+    /// Builds the provider from the `.p8` key's PEM text; `source` names where it came from (a
+    /// file or `$VARIABLE`) in the error, which never shows the key.
+    public init(
+        keyPEM: String, source: String, keyID: String, teamID: String, topic: String, endpoint: String = "https://api.push.apple.com",
+        priority: Int = 10, expiration: Duration = .seconds(86_400), http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(PushSetupError) {
+        let key: P256.Signing.PrivateKey
+        do { key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM) } catch {
+            throw PushSetupError("\(source): not a PEM P-256 private key; use the AuthKey_<keyId>.p8 file downloaded from the Apple developer account (Keys, with Apple Push Notifications service enabled)")
+        }
+        self.init(key: key, keyID: keyID, teamID: teamID, topic: topic, endpoint: endpoint, priority: priority, expiration: expiration, http: http, now: now)
+    }
+
+    public func send(_ push: PushNotification, to token: String) async -> PushSendResult {
+        let body = Array(JSONWriter.compact(.object(APNsProvider.payload(push))).utf8)
+        let url = "\(endpoint)/3/device/\(FCMProvider.pathSegment(token))"
+        let expiry = expiration <= .zero ? "0" : String(Int64(now().timeIntervalSince1970) + expiration.components.seconds)
+        var resigned = false
+        while true {
+            let bearer: String
+            do { bearer = try providerToken.token() } catch {
+                return .permanentFailure(reason: "APNs: \(error)")
+            }
+            let request = HTTPRequest(
+                method: "POST", url: url,
+                headers: [
+                    ("authorization", "bearer \(bearer)"), ("apns-topic", topic), ("apns-push-type", "alert"),
+                    ("apns-priority", String(priority)), ("apns-expiration", expiry),
+                    ("apns-id", APNsProvider.apnsID(messageID: push.messageID, token: token)),
+                    ("content-type", "application/json"),
+                ],
+                body: body)
+            let response: HTTPResponse
+            do { response = try await http.send(request) } catch {
+                switch error {
+                case .invalidRequest: return .permanentFailure(reason: "APNs: \(error)")
+                default: return .retry(after: nil, reason: "APNs: \(error)")
+                }
+            }
+            let reason = APNsProvider.reason(response.body)
+            if response.status == 403, reason == "ExpiredProviderToken" || reason == "InvalidProviderToken", !resigned {
+                providerToken.invalidate(bearer)
+                resigned = true
+                continue
+            }
+            return APNsProvider.classify(
+                status: response.status, reason: reason, retryAfter: RetryAfter.delay(response.header("retry-after"), now: now()), token: token)
+        }
+    }
+
+    /// The JSON body for one push.
+    public static func payload(_ push: PushNotification) -> JSONObject {
+        var aps: [(String, JSONValue)] = [("alert", .object(JSONObject([("title", .string(push.title)), ("body", .string(push.body))])))]
+        if let badge = push.badge { aps.append(("badge", .int(Int64(badge)))) }
+        var top: [(String, JSONValue)] = [("aps", .object(JSONObject(aps)))]
+        for k in push.data.keys.sorted() where k != "aps" { top.append((k, .string(push.data[k]!))) }
+        return JSONObject(top)
+    }
+
+    /// A UUID (version-8 layout, RFC 9562) from SHA-256 of the message id and the token: the
+    /// same push to the same device always carries the same `apns-id`.
+    public static func apnsID(messageID: String, token: String) -> String {
+        var bytes = Array(SHA256.hash(data: Array((messageID + "\u{0}" + token).utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        let h = Array(hex)
+        return [String(h[0..<8]), String(h[8..<12]), String(h[12..<16]), String(h[16..<20]), String(h[20..<32])].joined(separator: "-")
+    }
+
+    /// The `reason` of an APNs error body (`{"reason": "BadDeviceToken"}`).
+    static func reason(_ body: [UInt8]) -> String? {
+        guard !body.isEmpty else { return nil }
+        return (try? JSONParser.parse(body))?.objectValue?["reason"]?.stringValue
+    }
+
+    static func classify(status: Int, reason: String?, retryAfter: Duration?, token: String) -> PushSendResult {
+        if status == 200 { return .delivered }
+        let text = PushRedaction.clean("APNs \(status) \(reason ?? "(no reason)")", hiding: [token])
+        switch status {
+        case 410: return .removeToken(reason: text)
+        case 400 where reason == "BadDeviceToken": return .removeToken(reason: text)
+        case 429, 500..<600: return .retry(after: retryAfter, reason: text)
+        case 403 where reason == "ExpiredProviderToken" || reason == "InvalidProviderToken":
+            return .retry(after: retryAfter, reason: text + " (a freshly signed provider token was refused; check [push.apns] keyId, teamId and the .p8 key)")
+        case 400 where reason == "DeviceTokenNotForTopic" || reason == "TopicDisallowed" || reason == "BadTopic":
+            return .permanentFailure(reason: text + " (check [push.apns] topic: it must be the app's bundle id)")
+        default:
+            if (200..<300).contains(status) { return .delivered }
+            return .permanentFailure(reason: text)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+public import HearthKit
+
+/// An exclusive `flock` on a file under `.hearth/` (the writers' lock `.hearth/lock`, or a
+/// per-job run lock). The holder writes `pid=… job=…` into the file so that a waiter can
+/// name it. The kernel releases the lock when the process dies, so a crash never leaves it stuck.
+public final class CommitLock: Sendable {
+    public let path: String
+    private let fd: Int32
+
+    private init(path: String, fd: Int32) {
+        self.path = path
+        self.fd = fd
+    }
+
+    /// Waits up to `timeout` for the lock; throws ``LockBusyError`` naming the holder.
+    public static func acquire(path: String, holder: String, timeout: Duration, what: String) throws -> CommitLock {
+        try FileIO.makeDirectories(FileIO.directoryName(path))
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw FileIO.Failure(path: path, operation: "open lock", errno: errno) }
+        let deadline = ContinuousClock.now + timeout
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let e = errno
+                close(fd)
+                throw FileIO.Failure(path: path, operation: "flock", errno: e)
+            }
+            if ContinuousClock.now >= deadline {
+                let info = (try? FileIO.readSmallFile(path)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                close(fd)
+                throw LockBusyError(what: what, lockFile: path, holder: info.trimmingCharacters(in: .whitespacesAndNewlines), waited: timeout)
+            }
+            usleep(20_000)
+        }
+        ftruncate(fd, 0)
+        let text = Array("\(holder)\n".utf8)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return CommitLock(path: path, fd: fd)
+    }
+
+    /// Releases the lock (also done by closing at deinit).
+    public func release() {
+        ftruncate(fd, 0)
+        flock(fd, LOCK_UN)
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
+
+/// Another process holds a lock past the timeout (exit 75).
+public struct LockBusyError: Error, Sendable, CustomStringConvertible {
+    public var what: String
+    public var lockFile: String
+    public var holder: String
+    public var waited: Duration
+
+    public var description: String {
+        let who = holder.isEmpty ? "another process" : "another process (\(holder))"
+        return "\(what) is locked by \(who); waited \(DurationFormat.format(waited)) (lockTimeout). Try again when it has finished, or raise lockTimeout. Lock file: \(lockFile)"
+    }
+}

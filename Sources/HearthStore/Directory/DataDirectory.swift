@@ -1,0 +1,147 @@
+public import Foundation
+public import HearthKit
+/// The JSON data directory of SPEC §2: `<root>/<collection>/<docId>.json`.
+public struct DataDirectory: DocumentStore {
+    /// Firestore's document size limit.
+    public static let maxDocumentSize = 1 << 20
+
+    /// Absolute, symlink-resolved root.
+    public let root: String
+
+    /// Opens (does not create) a data directory.
+    public init(root: String) throws(StoreError) {
+        guard let real = FileIO.realPath(root), (try? FileIO.statPath(real))??.isDirectory == true else {
+            throw StoreError("data directory \(root) does not exist or is not a directory; create it (e.g. with `hearth seed --out \(root)`) or set dataDir / --data")
+        }
+        self.root = real
+    }
+
+    public var stateDirectory: String { root + "/.hearth" }
+
+    public func filePath(_ path: DocumentPath) -> String { root + "/" + path.relativeFile }
+
+    public func collectionDirectory(_ collection: String) -> String { root + "/" + collection }
+
+    static func validateCollection(_ collection: String) throws(StoreError) {
+        let parts = collection.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count % 2 == 1 else { throw StoreError("\(collection) is not a collection path") }
+        for p in parts {
+            do { try DocumentPath.validate(name: String(p)) } catch {
+                throw StoreError("collection \(JSONWriter.quoted(collection)): \(error)")
+            }
+        }
+    }
+
+    /// Whether `path` (absolute) resolves inside the data directory.
+    func staysInside(_ path: String) -> Bool {
+        guard let real = FileIO.realPath(path) else { return false }
+        return real == root || real.hasPrefix(root + "/")
+    }
+
+    public func documentIDs(in collection: String) throws(StoreError) -> [String] {
+        try listCollection(collection).ids
+    }
+
+    /// Document ids plus the names Hearth ignores (non-`.json` files, invalid names).
+    public func listCollection(_ collection: String) throws(StoreError) -> (ids: [String], ignored: [String]) {
+        try DataDirectory.validateCollection(collection)
+        let dir = collectionDirectory(collection)
+        let dirStat: FileIO.Stat?
+        do { dirStat = try FileIO.lstatPath(dir) } catch { throw StoreError(error.description) }
+        guard let dirStat else { return ([], []) }
+        if dirStat.isSymlink, !staysInside(dir) {
+            throw StoreError("\(collection)/ is a symbolic link pointing outside the data directory; Hearth never follows it. Replace it with a real directory.")
+        }
+        let names: [String]
+        do { names = try FileIO.list(dir) ?? [] } catch { throw StoreError(error.description) }
+        var ids: [String] = []
+        var ignored: [String] = []
+        ids.reserveCapacity(names.count)
+        for name in names {
+            if name.hasPrefix(".") { continue }
+            if name.hasSuffix(".json") {
+                let id = String(name.dropLast(5))
+                if DocumentPath.isValid(name: id) { ids.append(id) } else { ignored.append(name) }
+            } else if (try? FileIO.lstatPath(dir + "/" + name))??.isDirectory != true {
+                ignored.append(name)
+            }
+        }
+        ids.sort()
+        ignored.sort()
+        return (ids, ignored)
+    }
+
+    /// Top-level collections (directories not starting with `.`).
+    public func collections() throws(StoreError) -> [String] {
+        let names: [String]
+        do { names = try FileIO.list(root) ?? [] } catch { throw StoreError(error.description) }
+        return names.filter { n in
+            !n.hasPrefix(".") && DocumentPath.isValid(name: n) && ((try? FileIO.statPath(root + "/" + n))??.isDirectory ?? false)
+        }.sorted()
+    }
+
+    public func read(_ path: DocumentPath) -> DocumentRead {
+        let file = filePath(path)
+        let rel = path.relativeFile
+        do {
+            // Not following a final symlink first saves an `lstat` per document; a symlink
+            // (ELOOP) is then followed only when it stays inside the data directory.
+            var read = try FileIO.readFile(file, limit: DataDirectory.maxDocumentSize, followSymlink: false)
+            if read == nil, try FileIO.lstatPath(file)?.isSymlink == true {
+                guard staysInside(file) else {
+                    return .invalid(path, DocumentIssue(file: rel, message: "symbolic link pointing outside the data directory; Hearth never follows it. Replace it with the document itself."))
+                }
+                read = try FileIO.readFile(file, limit: DataDirectory.maxDocumentSize)
+            }
+            guard let (bytes, st, tooLarge) = read else {
+                return .missing(path)
+            }
+            if !st.isRegular {
+                return .invalid(path, DocumentIssue(file: rel, message: "not a regular file"))
+            }
+            if tooLarge {
+                return .invalid(path, DocumentIssue(file: rel, message: "document is \(st.size) bytes; the maximum is 1 MiB (1048576 bytes). Split it or move large data out of the document."))
+            }
+            let version = DocumentVersion(size: st.size, mtimeSeconds: st.mtimeSeconds, mtimeNanoseconds: st.mtimeNanoseconds, hash: DocumentVersion.hash(bytes))
+            let value: JSONValue
+            do { value = try JSONParser.parse(bytes) } catch {
+                return .invalid(path, DocumentIssue(file: rel, message: error.description))
+            }
+            guard case .object(let object) = value else {
+                return .invalid(path, DocumentIssue(file: rel, message: "expected a JSON object, found \(value.typeName)"))
+            }
+            return .document(Document(path: path, object: object, version: version))
+        } catch {
+            return .invalid(path, DocumentIssue(file: rel, message: "cannot read: \(error)"))
+        }
+    }
+
+    /// Reads a collection on all cores; results are in id order.
+    public func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
+        let ids = try documentIDs(in: collection)
+        let base = collection.split(separator: "/").map(String.init)
+        let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
+        return readConcurrently(paths)
+    }
+
+    /// Reads many documents on all cores; results are in the order of `paths`.
+    public func readConcurrently(_ paths: [DocumentPath]) -> [DocumentRead] {
+        concurrentChunks(count: paths.count, chunkSize: 256) { range in range.map { read(paths[$0]) } }
+    }
+
+    /// The version of the file now, for the commit-time check; nil when absent.
+    public func currentVersion(_ path: DocumentPath) throws(FileIO.Failure) -> DocumentVersion? {
+        guard let (bytes, st, _) = try FileIO.readFile(filePath(path), limit: Int.max) else { return nil }
+        return DocumentVersion(size: st.size, mtimeSeconds: st.mtimeSeconds, mtimeNanoseconds: st.mtimeNanoseconds, hash: DocumentVersion.hash(bytes))
+    }
+}
+
+extension DataDirectory {
+    public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] {
+        try Ledger.entries(namespace: namespace, from: from, to: to, stateDirectory: stateDirectory)
+    }
+
+    public func ledgerFiles(namespace: String, before date: Date) throws -> [String] {
+        try Ledger.files(namespace: namespace, before: date, stateDirectory: stateDirectory)
+    }
+}

@@ -1,0 +1,23 @@
+public import HearthKit
+
+/// Writes documents into a new data directory without the commit machinery (no journal, no
+/// fsync): for `hearth seed` and test fixtures, never for data an app already uses.
+public final class DirectoryWriter {
+    public let root: String
+    private var made: Set<String> = []
+
+    public init(root: String) throws(FileIO.Failure) {
+        self.root = root
+        try FileIO.makeDirectories(root)
+    }
+
+    /// Writes `<root>/<collection>/<id>.json`, replacing a file of that name.
+    public func put(_ collection: String, _ id: String, _ object: JSONObject) throws(FileIO.Failure) {
+        let dir = root + "/" + collection
+        if !made.contains(dir) {
+            try FileIO.makeDirectories(dir)
+            made.insert(dir)
+        }
+        try FileIO.writeAtomically(dir + "/" + id + ".json", JSONWriter.document(object), sync: false)
+    }
+}

@@ -1,0 +1,63 @@
+public import HearthKit
+/// The write-ahead journal of SPEC §3.
+///
+/// A commit writes every file it will put (with its full bytes) and every file it will
+/// delete into `.hearth/journal/<id>.pending`, fsyncs it and renames it to `<id>.journal`:
+/// that rename is the commit point. The files are then written (temp file, fsync, rename),
+/// their directories fsynced, and the journal removed. Recovery redoes every `.journal`
+/// (writing a file twice is harmless) and deletes every `.pending` (never committed).
+public struct Journal: Sendable {
+    public enum Operation: Sendable, Equatable {
+        /// Relative path (from the data root) and the file's bytes.
+        case put(String, [UInt8])
+        case delete(String)
+    }
+
+    public var id: String
+    public var operations: [Operation]
+
+    public init(id: String, operations: [Operation]) {
+        self.id = id
+        self.operations = operations
+    }
+
+    func encoded() -> [UInt8] {
+        var ops: [JSONValue] = []
+        ops.reserveCapacity(operations.count)
+        for op in operations {
+            switch op {
+            case .put(let path, let bytes):
+                ops.append(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])))
+            case .delete(let path):
+                ops.append(.object(JSONObject([("delete", .string(path))])))
+            }
+        }
+        var out: [UInt8] = []
+        JSONWriter.write(.object(JSONObject([("id", .string(id)), ("operations", .array(ops))])), indent: 0, pretty: false, into: &out)
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Journal? {
+        guard case .object(let o)? = try? JSONParser.parse(bytes), case .string(let id)? = o["id"],
+            case .array(let ops)? = o["operations"]
+        else { return nil }
+        var operations: [Operation] = []
+        for op in ops {
+            guard case .object(let e) = op else { return nil }
+            if case .string(let p)? = e["put"], case .string(let c)? = e["content"] {
+                operations.append(.put(p, Array(c.utf8)))
+            } else if case .string(let p)? = e["delete"] {
+                operations.append(.delete(p))
+            } else {
+                return nil
+            }
+        }
+        return Journal(id: id, operations: operations)
+    }
+
+    /// Relative paths must stay inside the data directory: no `..`, no absolute paths.
+    static func isSafe(_ relative: String) -> Bool {
+        !relative.isEmpty && !relative.hasPrefix("/")
+            && !relative.split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty || $0 == "." || $0 == ".." }
+    }
+}

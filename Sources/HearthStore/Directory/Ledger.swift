@@ -1,0 +1,85 @@
+public import Foundation
+public import HearthKit
+
+/// Hearth's own bookkeeping for jobs that must remember what they did without writing it into
+/// the apps' documents — e.g. "a push was queued for notification n1" (SPEC §9.7).
+///
+/// A job records `key → value` entries in a namespace, stamped with a date; they are committed
+/// atomically with the run, *before* its documents, so a reader that sees a document the run
+/// wrote also sees its entries. On disk every run writes new files and never rewrites one
+/// (concurrent jobs cannot lose each other's entries):
+///
+///     .hearth/ledger/<namespace>/<yyyyMMddTHH>-<job>-<runId>.json
+///     {"namespace": …, "job": …, "runId": …, "hour": "2026-11-20T09", "entries": {"n1": "pushed", …}}
+///
+/// The hour is the UTC hour of the entries' dates, so reading a window and pruning what is
+/// older than it only looks at file names. A dry run writes nothing.
+public enum Ledger {
+    public typealias Record = LedgerRecord
+
+    /// `.hearth/ledger/<namespace>` relative to the data root.
+    public static func relativeDirectory(_ namespace: String) -> String { ".hearth/ledger/\(namespace)" }
+
+    /// `yyyyMMddTHH` (UTC) of `date`: file names sort by hour.
+    public static func hourStamp(_ date: Date) -> String {
+        let iso = Timestamp.format(date)  // 2026-11-20T09:30:00.000Z
+        let digits = iso.prefix(13).filter { $0 != "-" }  // 20261120T09
+        return String(digits)
+    }
+
+    public static func isValidNamespace(_ s: String) -> Bool { LedgerRecord.isValidNamespace(s) }
+
+    /// The entries of `namespace` whose hour lies within `[from, to]` (by UTC hour), read from
+    /// the data directory at `stateDirectory` (`<data>/.hearth`). Unreadable files are skipped.
+    public static func entries(namespace: String, from: Date, to: Date, stateDirectory: String) throws(FileIO.Failure) -> [String: String] {
+        let dir = stateDirectory + "/ledger/" + namespace
+        let lo = hourStamp(from)
+        let hi = hourStamp(to)
+        var out: [String: String] = [:]
+        for name in (try FileIO.list(dir) ?? []).sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let hour = String(name.prefix(11))
+            guard hour >= lo, hour <= hi else { continue }
+            guard let bytes = try FileIO.readSmallFile(dir + "/" + name), let o = (try? JSONParser.parse(bytes))?.objectValue,
+                let entries = o["entries"]?.objectValue
+            else { continue }
+            for (k, v) in entries { if let s = v.stringValue { out[k] = s } }
+        }
+        return out
+    }
+
+    /// Relative paths of the files of `namespace` whose hour is before `date`'s hour.
+    public static func files(namespace: String, before date: Date, stateDirectory: String) throws(FileIO.Failure) -> [String] {
+        let cutoff = hourStamp(date)
+        return (try FileIO.list(stateDirectory + "/ledger/" + namespace) ?? []).sorted()
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && String($0.prefix(11)) < cutoff }
+            .map { relativeDirectory(namespace) + "/" + $0 }
+    }
+
+    /// The journal operations for a run's records and prunes: one new file per namespace and hour.
+    public static func operations(records: [Record], deletes: [String], job: String, runID: String) -> [Journal.Operation] {
+        var groups: [String: [Record]] = [:]
+        var order: [String] = []
+        for r in records {
+            let g = r.namespace + "/" + hourStamp(r.date)
+            if groups[g] == nil { order.append(g) }
+            groups[g, default: []].append(r)
+        }
+        var ops: [Journal.Operation] = deletes.map { .delete($0) }
+        for g in order.sorted() {
+            let rs = groups[g]!
+            let ns = rs[0].namespace
+            let hour = hourStamp(rs[0].date)
+            var latest: [String: String] = [:]
+            for r in rs { latest[r.key] = r.value }
+            let keys = latest.keys.sorted()
+            let entries = JSONObject(uniqueKeys: keys, values: keys.map { .string(latest[$0]!) })
+            let iso = Timestamp.format(rs[0].date)
+            let object = JSONObject([
+                ("namespace", .string(ns)), ("job", .string(job)), ("runId", .string(runID)),
+                ("hour", .string(String(iso.prefix(13)))), ("entries", .object(entries)),
+            ])
+            ops.append(.put("\(relativeDirectory(ns))/\(hour)-\(job)-\(runID).json", JSONWriter.document(object)))
+        }
+        return ops
+    }
+}

@@ -1,0 +1,123 @@
+public import Foundation
+public import HearthKit
+
+/// The messages one run committed, stored together: `pending/<job>-<runId>-b0001.jsonl`, one compact JSON
+/// envelope per line (``OutboxStore/envelope(_:job:runID:createdAt:)``), written once by the
+/// run's atomic commit and never modified; beside it, once delivery starts, the append-only
+/// delivery log `pending/<…>.jsonl.log`, one record per line:
+///
+/// - `{"id": …, "outcome": "delivered"}`, `"dead"` or `"dropped"`: the message is finished (a
+///   dead or dropped message has been written to `dead/` or `dropped/` first);
+/// - `{"id": …, "outcome": "pending", "envelope": {…}}`: the message's new delivery state
+///   (attempts, next attempt, targets), replacing the batch line's.
+///
+/// The last record for an id wins. When every message of the batch is finished, the batch file
+/// is unlinked, then its log (a log without a batch is removed by the next pass).
+///
+/// Why: one file per message cost a create, an fsync'd replace and an unlink per message, which
+/// capped delivery at a few thousand messages per second; a batch costs one file in the commit
+/// and two unlinks when done. A crash can lose the log records written since the last flush
+/// (their messages are then sent again: at-least-once, receivers dedupe on the stable id), never
+/// a message.
+public struct OutboxBatch: Sendable {
+    public static let suffix = ".jsonl"
+    /// A run's messages are split into batches of at most this many (`-b0001`, `-b0002`, …), so
+    /// a batch file stays a few MiB and concurrent deliverers can share a big run.
+    public static let maxMessages = 10_000
+    public static let logSuffix = ".jsonl.log"
+
+    /// What the log says about one message.
+    public enum State: Sendable {
+        case finished(String)
+        case pending(OutboxEnvelope)
+    }
+
+    /// The batch's lines (without their newline), in order.
+    public let lines: [ArraySlice<UInt8>]
+    /// The latest log record per message id.
+    public let states: [String: State]
+
+    public init(batch: [UInt8], log: [UInt8]?) {
+        lines = Self.split(batch)
+        var states: [String: State] = [:]
+        for line in Self.split(log ?? []) {
+            // A record torn by a crash (the last line) does not parse and is ignored.
+            guard case .object(let record)? = try? JSONParser.parse(line), let id = record["id"]?.stringValue,
+                let outcome = record["outcome"]?.stringValue
+            else { continue }
+            if outcome == "pending" {
+                guard let o = record["envelope"]?.objectValue else { continue }
+                states[id] = .pending(OutboxEnvelope(object: o))
+            } else {
+                states[id] = .finished(outcome)
+            }
+        }
+        self.states = states
+    }
+
+    /// What line `index` of the batch is now.
+    public enum Entry: Sendable {
+        /// A message not finished yet, with its latest state.
+        case live(OutboxEnvelope)
+        /// A message (or an invalid line) the log says is done.
+        case finished
+        /// A line that is not a message (a hand edit), not dealt with yet.
+        case invalid
+    }
+
+    public func entry(at index: Int) -> Entry {
+        guard let envelope = OutboxEnvelope(bytes: Array(lines[index])), envelope.kind != nil else {
+            if case .finished? = states[Self.invalidLineID(index)] { return .finished }
+            return .invalid
+        }
+        switch states[envelope.id] {
+        case .finished?: return .finished
+        case .pending(let latest)?: return .live(latest)
+        case nil: return .live(envelope)
+        }
+    }
+
+    /// The log id of invalid line `index` (`line<N>`, counted from 1).
+    package static func invalidLineID(_ index: Int) -> String { "line\(index + 1)" }
+
+    /// The messages not finished yet, in batch order.
+    public var liveMessages: [OutboxEnvelope] {
+        lines.indices.compactMap { if case .live(let e) = entry(at: $0) { e } else { nil } }
+    }
+
+    /// Lines the log says are done.
+    package var finishedCount: Int {
+        states.values.count { if case .finished = $0 { true } else { false } }
+    }
+
+    /// Whether message `id` is in the batch and not finished.
+    public func holds(_ id: String) -> Bool {
+        if case .finished? = states[id] { return false }
+        if case .pending? = states[id] { return true }
+        return lines.contains { OutboxEnvelope(bytes: Array($0))?.id == id }
+    }
+
+    /// The bytes of a batch file holding `envelopes`.
+    public static func encode(_ envelopes: [JSONObject]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(envelopes.count * 512)
+        for e in envelopes {
+            out += JSONWriter.compact(.object(e)).utf8
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    /// One log record.
+    package static func record(id: String, outcome: String, envelope: OutboxEnvelope? = nil) -> [UInt8] {
+        var o = JSONObject([("id", .string(id)), ("outcome", .string(outcome))])
+        if let envelope { o["envelope"] = .object(envelope.object) }
+        var bytes = Array(JSONWriter.compact(.object(o)).utf8)
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    static func split(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        bytes.split(separator: 0x0A, omittingEmptySubsequences: true)
+    }
+}

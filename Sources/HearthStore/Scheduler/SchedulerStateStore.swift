@@ -1,0 +1,76 @@
+public import Foundation
+public import HearthKit
+
+/// The daemon's persisted per-job state, `.hearth/scheduler/<job>.json`:
+///
+/// ```json
+/// {
+///   "job": "leaderboard-rebuild",
+///   "schedule": "*/15 * * * *",
+///   "timeZone": "UTC",
+///   "lastSlot": "2026-11-18T12:00:00.000Z",
+///   "updatedAt": "2026-11-18T12:00:00.004Z"
+/// }
+/// ```
+///
+/// `lastSlot` is the latest slot the daemon has dealt with (fired, queued, or recorded as
+/// skipped); every slot after it is still to come. On start the daemon computes the next slot
+/// from it, so slots missed while it was down are found and handled per `catchUp`. On the very
+/// first start it is the start time (nothing is caught up), and when every missed slot was
+/// older than `catchUpWindow` it is the start of that window. `schedule` and `timeZone` tell
+/// whether the job's schedule changed while the daemon was down; if so, the new schedule
+/// starts from now and nothing is caught up.
+public struct SchedulerStateStore: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var job: String
+        public var schedule: String
+        public var timeZone: String
+        public var lastSlot: Date
+        public var updatedAt: Date
+
+        public init(job: String, schedule: String, timeZone: String, lastSlot: Date, updatedAt: Date) {
+            self.job = job
+            self.schedule = schedule
+            self.timeZone = timeZone
+            self.lastSlot = lastSlot
+            self.updatedAt = updatedAt
+        }
+
+        var json: JSONObject {
+            JSONObject([
+                ("job", .string(job)), ("schedule", .string(schedule)), ("timeZone", .string(timeZone)),
+                ("lastSlot", Timestamp.json(lastSlot)), ("updatedAt", Timestamp.json(updatedAt)),
+            ])
+        }
+
+        init?(json o: JSONObject) {
+            guard let job = o["job"]?.stringValue, let schedule = o["schedule"]?.stringValue,
+                let zone = o["timeZone"]?.stringValue, let last = o["lastSlot"].flatMap(Timestamp.date(from:))
+            else { return nil }
+            self.init(job: job, schedule: schedule, timeZone: zone, lastSlot: last, updatedAt: o["updatedAt"].flatMap(Timestamp.date(from:)) ?? last)
+        }
+    }
+
+    public let directory: String
+
+    public init(data: DataDirectory) {
+        directory = data.stateDirectory + "/scheduler"
+    }
+
+    public func path(job: String) -> String { directory + "/\(job).json" }
+
+    /// The job's state; nil when there is none or it cannot be read (then the daemon starts
+    /// the job afresh from now).
+    public func load(job: String) -> Entry? {
+        guard let bytes = try? FileIO.readSmallFile(path(job: job)),
+            case .object(let o)? = try? JSONParser.parse(bytes)
+        else { return nil }
+        return Entry(json: o)
+    }
+
+    /// Writes the job's state atomically (temp file + fsync + rename).
+    public func save(_ entry: Entry) throws {
+        try FileIO.makeDirectories(directory)
+        try FileIO.writeAtomically(path(job: entry.job), JSONWriter.document(entry.json))
+    }
+}

@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+public import HearthKit
+#endif
+
+/// Thin POSIX file helpers: the store needs `fsync`, `O_EXCL`, `flock` and `lstat`, which
+/// Foundation's `FileManager` does not expose.
+public enum FileIO {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var operation: String
+        public var errno: Int32
+        public var description: String {
+            let text = "\(operation) \(path): \(String(cString: strerror(errno)))"
+            guard errno == ENOSPC || errno == EDQUOT else { return text }
+            return text + " (free space on that file system and run the command again; a commit cut short is finished or rolled back by `hearth recover`, which every run does first)"
+        }
+    }
+
+    public struct Stat: Sendable {
+        public var size: Int
+        public var mtimeSeconds: Int
+        public var mtimeNanoseconds: Int
+        public var isDirectory: Bool
+        public var isRegular: Bool
+        public var isSymlink: Bool
+        public var mode: UInt32
+    }
+
+    static func makeStat(_ st: stat) -> Stat {
+        let fmt = st.st_mode & S_IFMT
+        return Stat(
+            size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec),
+            isDirectory: fmt == S_IFDIR, isRegular: fmt == S_IFREG, isSymlink: fmt == S_IFLNK, mode: UInt32(st.st_mode))
+    }
+
+    /// `lstat`: does not follow a final symlink. nil when the path does not exist.
+    public static func lstatPath(_ path: String) throws(Failure) -> Stat? {
+        var st = stat()
+        if lstat(path, &st) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Failure(path: path, operation: "lstat", errno: errno)
+        }
+        return makeStat(st)
+    }
+
+    public static func statPath(_ path: String) throws(Failure) -> Stat? {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Failure(path: path, operation: "stat", errno: errno)
+        }
+        return makeStat(st)
+    }
+
+    public static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// Reads a whole file, refusing more than `limit` bytes. Returns the bytes and the stat taken
+    /// on the open descriptor, so both describe the same file.
+    ///
+    /// With `followSymlink: false`, a final symbolic link is not followed and reads as nil (like
+    /// a missing file), so the caller can look at it.
+    public static func readFile(_ path: String, limit: Int, followSymlink: Bool = true) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followSymlink ? 0 : O_NOFOLLOW))
+        if fd < 0 {
+            if errno == ENOENT || (!followSymlink && errno == ELOOP) { return nil }
+            throw Failure(path: path, operation: "open", errno: errno)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Failure(path: path, operation: "fstat", errno: errno) }
+        let info = makeStat(st)
+        if info.size > limit { return ([], info, true) }
+        var bytes = [UInt8](repeating: 0, count: info.size)
+        var done = 0
+        while done < info.size {
+            let n = bytes.withUnsafeMutableBytes { buf in read(fd, buf.baseAddress! + done, info.size - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { bytes.removeLast(info.size - done); break }
+            done += n
+        }
+        return (bytes, info, false)
+    }
+
+    /// Reads a small file whole (state files, secrets); nil when missing.
+    public static func readSmallFile(_ path: String) throws(Failure) -> [UInt8]? {
+        try readFile(path, limit: 64 << 20)?.bytes
+    }
+
+    /// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
+    /// The caller fsyncs the directory when it needs the rename to be durable.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true) throws(Failure) {
+        let tmp = try writeTemporary(for: path, bytes, mode: mode, sync: sync)
+        guard rename(tmp, path) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw Failure(path: path, operation: "rename", errno: e)
+        }
+    }
+
+    /// Writes `bytes` to the temp file beside `path` (`.<name>.hearth-tmp`) and returns its
+    /// path; the caller renames it into place.
+    public static func writeTemporary(for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool) throws(Failure) -> String {
+        let dir = directoryName(path)
+        let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
+        let tmp = dir + "/." + base + ".hearth-tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
+        guard fd >= 0 else { throw Failure(path: tmp, operation: "create", errno: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: tmp)
+        if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
+        return tmp
+    }
+
+    /// `syncfs(2)`: flushes every dirty page and inode of the file system holding `path`.
+    public static func syncFileSystem(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        if linuxSyncfs(fd) != 0 { throw Failure(path: path, operation: "syncfs", errno: errno) }
+    }
+
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { buf in write(fd, buf.baseAddress! + done, bytes.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, operation: "write", errno: errno)
+            }
+            done += n
+        }
+    }
+
+    public static func fsyncDirectory(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open directory", errno: errno) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw Failure(path: path, operation: "fsync directory", errno: errno) }
+    }
+
+    /// `mkdir -p` with mode 0750 for the directories it creates.
+    public static func makeDirectories(_ path: String, mode: UInt32 = 0o750) throws(Failure) {
+        if let st = try statPath(path) {
+            if st.isDirectory { return }
+            throw Failure(path: path, operation: "mkdir (a file is in the way)", errno: EEXIST)
+        }
+        let parent = directoryName(path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+        if mkdir(path, mode_t(mode)) != 0, errno != EEXIST { throw Failure(path: path, operation: "mkdir", errno: errno) }
+    }
+
+    /// Names in a directory (without `.` and `..`); nil when it does not exist.
+    public static func list(_ path: String) throws(Failure) -> [String]? {
+        guard let d = opendir(path) else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Failure(path: path, operation: "opendir", errno: errno)
+        }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name == "." || name == ".." { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    public static func remove(_ path: String) throws(Failure) {
+        if unlink(path) != 0, errno != ENOENT { throw Failure(path: path, operation: "unlink", errno: errno) }
+    }
+
+    public static func directoryName(_ path: String) -> String {
+        guard let i = path.lastIndex(of: "/") else { return "." }
+        if i == path.startIndex { return "/" }
+        return String(path[..<i])
+    }
+}
+
+/// glibc's `syncfs(2)`, declared only under `_GNU_SOURCE`, so the Glibc module does not
+/// import it; this binds the C symbol directly (Linux only, like the rest of the store).
+@_silgen_name("syncfs")
+private func linuxSyncfs(_ fd: Int32) -> Int32

@@ -1,0 +1,24 @@
+import ArgumentParser
+import Foundation
+
+/// `hearth-bench`: the benchmark-only commands, kept out of the `hearth` CLI. The scripts in
+/// `scripts/` (bench.py, bench-push.sh) run them; docs/performance.md has the figures.
+@main
+struct HearthBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth-bench",
+        abstract: "Benchmarks for Hearth: the read floor of a data directory, and the push provider alone.",
+        subcommands: [ReadFloor.self, BenchPush.self]
+    )
+
+    /// Reports `error` on stderr and exits 1.
+    static func fail(_ error: any Error) -> ExitCode {
+        FileHandle.standardError.write(Data("hearth-bench: error: \(error)\n".utf8))
+        return ExitCode.failure
+    }
+}
+
+/// Writes to stdout.
+func emit(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
