@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "Jobs", log,
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth-bench",

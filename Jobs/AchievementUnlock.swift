@@ -1,7 +1,7 @@
 import Foundation
 public import HearthKit
 
-/// `achievement-unlock` (SPEC §9.3, skill-trading and campus apps): unlocks every
+/// `achievement-unlock` (docs/jobs/achievement-unlock.md#when-an-achievement-unlocks, skill-trading and campus apps): unlocks every
 /// achievement whose metric a user has reached.
 ///
 /// - Metrics by `category`: `trades` (completed trades the user created or joined),
@@ -79,7 +79,7 @@ public struct AchievementUnlock: Job {
     }
 
     public func run(_ context: JobContext) async throws {
-        var achievements = try context.decode("achievements") { d throws(FieldError) -> Achievement? in
+        var achievements = try await context.decode("achievements") { d throws(FieldError) -> Achievement? in
             Achievement(
                 id: d.id, name: try d.string("name") ?? "", icon: try d.string("icon") ?? "", xpReward: try d.int("xpReward") ?? 0,
                 category: try d.string("category") ?? "", requirement: try d.int("requirement"))
@@ -99,7 +99,7 @@ public struct AchievementUnlock: Job {
         achievements.sort { $0.id < $1.id }
 
         let provider = pushProvider
-        let users = try context.decode("users") { d throws(FieldError) in
+        let users = try await context.decode("users") { d throws(FieldError) in
             User(document: d, giftsGiven: try d.int("giftsGiven") ?? 0, totalPointsGifted: try d.int("totalPointsGifted") ?? 0,
                  achievements: try d.stringArray("achievements"), tokens: PushMessages.deviceTokens(of: d, provider: provider).tokens)
         }
@@ -109,7 +109,7 @@ public struct AchievementUnlock: Job {
         // documents that sit at the id this job writes (completed in place).
         var unlocked = Set<UnlockKey>()
         var lockedAtOurID: [String: Document] = [:]
-        for (key, doc) in try context.decode("userAchievements", { d throws(FieldError) -> (UnlockKey?, Document?)? in
+        for (key, doc) in try await context.decode("userAchievements", { d throws(FieldError) -> (UnlockKey?, Document?)? in
             let u = try d.string("userId")
             let a = try d.string("achievementId")
             if try d.bool("isUnlocked") == true {
@@ -129,8 +129,8 @@ public struct AchievementUnlock: Job {
             userAchievements: lockedAtOurID)
 
         let needed = Set(achievements.map(\.category))
-        let activity = try loadActivity(needed, context: context)
-        var ledger = try XPLedger(context: context)
+        let activity = try await loadActivity(needed, context: context)
+        var ledger = try await XPLedger(context: context)
         let now = Timestamp.json(context.startTime)
 
         for user in users {
@@ -233,10 +233,10 @@ public struct AchievementUnlock: Job {
     }
 
     /// Counts per user for the categories that need other collections (only those read).
-    private func loadActivity(_ categories: Set<String>, context: JobContext) throws -> Activity {
+    private func loadActivity(_ categories: Set<String>, context: JobContext) async throws -> Activity {
         var act = Activity()
         if categories.contains("trades") {
-            for users in try context.decode("trades", { d throws(FieldError) -> [String]? in
+            for users in try await context.decode("trades", { d throws(FieldError) -> [String]? in
                 guard try d.string("status") == "completed" else { return nil }
                 var users: [String] = []
                 if let c = try d.string("creatorId") { users.append(c) }
@@ -247,13 +247,13 @@ public struct AchievementUnlock: Job {
             }
         }
         if categories.contains("challenges") {
-            for u in try context.decode("userChallenges", { d throws(FieldError) -> String? in
+            for u in try await context.decode("userChallenges", { d throws(FieldError) -> String? in
                 guard try d.string("status") == "completed" else { return nil }
                 return try d.string("userId")
             }) { act.challenges[u, default: 0] += 1 }
         }
         if categories.contains("collaborations") {
-            for users in try context.decode("collaborations", { d throws(FieldError) -> [String]? in
+            for users in try await context.decode("collaborations", { d throws(FieldError) -> [String]? in
                 guard try d.string("status") == "completed" else { return nil }
                 var users: [String] = []
                 if let c = try d.string("creatorId") { users.append(c) }
@@ -264,7 +264,7 @@ public struct AchievementUnlock: Job {
             }
         }
         if categories.contains("streaks") {
-            for (u, best) in try context.decode("streaks", { d throws(FieldError) -> (String, Int64)? in
+            for (u, best) in try await context.decode("streaks", { d throws(FieldError) -> (String, Int64)? in
                 guard let u = try d.string("userId") else { return nil }
                 return (u, max(try d.int("longestStreak") ?? 0, try d.int("currentStreak") ?? 0))
             }) { act.streaks[u] = max(act.streaks[u] ?? 0, best) }

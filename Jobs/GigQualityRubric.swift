@@ -1,6 +1,6 @@
 import Foundation
 
-/// The gig board's quality rubric (SPEC §9.6), in one place.
+/// The gig board's quality rubric (docs/jobs/gig-quality-score.md#the-rubric), in one place.
 ///
 /// **How a gig is scored.** Each of the seven components below gives full, partial or no
 /// points; a component short of full marks adds its reason code. Then each penalty that

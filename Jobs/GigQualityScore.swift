@@ -1,7 +1,7 @@
 import Foundation
 public import HearthKit
 
-/// `gig-quality-score` (SPEC §9.6, gig board): scores every open gig by the rubric in
+/// `gig-quality-score` (docs/jobs/gig-quality-score.md#the-rubric, gig board): scores every open gig by the rubric in
 /// ``GigQualityRubric`` (or by an external scorer, when `scorerUrl` is set) and writes
 /// `qualityScore`, `qualityTier`, `qualityReasons`, `qualityVersion` and `qualityScoredAt`.
 ///
@@ -12,7 +12,7 @@ public import HearthKit
 ///   bump alone therefore rewrites nothing: `qualityVersion` names the rubric version that
 ///   produced the stored verdict. Stored quality fields of an unexpected type count as
 ///   "changed" and are overwritten (the job owns them).
-/// - Invalid input (SPEC §10): a field the rubric reads (`title`, `description`, `company`,
+/// - Invalid input (docs/data-directory.md#invalid-documents): a field the rubric reads (`title`, `description`, `company`,
 ///   `location`, `compensation`, `source`, `externalUrl`, `status` strings; `payMin`,
 ///   `payMax` numbers; `isRemote` boolean; `postedAt`, `expiresAt` timestamps) with another
 ///   type makes the gig invalid: skipped with a warning (or the run fails), never rewritten,
@@ -36,16 +36,16 @@ public import HearthKit
 /// `timeout`) cancels the requests in flight and commits nothing. A dry run calls the scorer
 /// too (a query, not a delivery), so its plan shows what a real run would write.
 public struct GigQualityScore: Job {
+    static let scorerURLParameter = Parameter.url("scorerUrl", help: "external scorer to POST each gig to (none: the built-in rubric)")
+    static let versionParameter = Parameter.integer("version", default: 1, min: 1, help: "rubric version written to qualityVersion")
+    static let scorerTimeoutParameter = Parameter.duration("scorerTimeout", default: .seconds(5), help: "limit per external scorer request")
+    static let scorerConcurrencyParameter = Parameter.integer("scorerConcurrency", default: 16, in: 1...256, help: "external scorer requests in flight at once")
+
     public static let descriptor = JobDescriptor(
         name: "gig-quality-score",
         summary: "Score open gigs for quality (rubric or external scorer): qualityScore, qualityTier, qualityReasons.",
         defaultSchedule: "*/30 * * * *",
-        parameters: [
-            ParameterSpec("scorerUrl", .url, default: nil, help: "external scorer to POST each gig to (none: the built-in rubric)"),
-            ParameterSpec("version", .integer(min: 1), default: .integer(1), help: "rubric version written to qualityVersion"),
-            ParameterSpec("scorerTimeout", .duration, default: .duration(.seconds(5)), help: "limit per external scorer request"),
-            ParameterSpec("scorerConcurrency", .integer(min: 1, max: 256), default: .integer(16), help: "external scorer requests in flight at once"),
-        ],
+        parameters: [scorerURLParameter, versionParameter, scorerTimeoutParameter, scorerConcurrencyParameter],
         reads: ["gigs"],
         writes: ["gigs"]
     )
@@ -60,19 +60,19 @@ public struct GigQualityScore: Job {
     let http: (any HTTPTransport)?
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
-        let url = parameters.string("scorerUrl") ?? ""
+        let url = parameters[Self.scorerURLParameter]
         scorerURL = url.isEmpty ? nil : url
-        version = parameters.integer("version") ?? 1
-        scorerTimeout = parameters.duration("scorerTimeout") ?? .seconds(5)
+        version = parameters[Self.versionParameter]
+        scorerTimeout = parameters[Self.scorerTimeoutParameter]
         guard scorerTimeout > .zero else {
             throw JobSetupError("parameter \"scorerTimeout\": must be more than 0s (e.g. \"5s\")")
         }
-        scorerConcurrency = Int(parameters.integer("scorerConcurrency") ?? 16)
+        scorerConcurrency = Int(parameters[Self.scorerConcurrencyParameter])
         http = environment.http
     }
 
     public func run(_ context: JobContext) async throws {
-        let gigs = try context.decode("gigs") { d throws(FieldError) in try Gig(d) }
+        let gigs = try await context.decode("gigs") { d throws(FieldError) in try Gig(d) }
         let T = context.logicalTime
         let duplicates = Self.duplicateIDs(gigs)
 

@@ -1,18 +1,19 @@
 import Foundation
 public import HearthKit
 
-/// `leaderboard-rebuild` (SPEC §9.1, campus app): the weekly, monthly and all-time
+/// `leaderboard-rebuild` (docs/jobs/leaderboard-rebuild.md#rules, campus app): the weekly, monthly and all-time
 /// leaderboards in `leaderboard_cache`, and every user's all-time `rank`,
 /// `generosityLevel` and `generosityScore`.
 public struct LeaderboardRebuild: Job {
+    static let topParameter = Parameter.integer("top", default: 100, in: 1...10_000, help: "users listed in topUsers")
+    static let periodsParameter = Parameter.stringList(
+        "periods", default: ["weekly", "monthly", "alltime"], allowed: ["weekly", "monthly", "alltime"], help: "leaderboards to build")
+
     public static let descriptor = JobDescriptor(
         name: "leaderboard-rebuild",
         summary: "Rebuild leaderboard_cache (weekly, monthly, all-time) and users' rank and generosity level.",
         defaultSchedule: "*/15 * * * *",
-        parameters: [
-            ParameterSpec("top", .integer(min: 1, max: 10_000), default: .integer(100), help: "users listed in topUsers"),
-            ParameterSpec("periods", .stringList(allowed: ["weekly", "monthly", "alltime"]), default: .stringList(["weekly", "monthly", "alltime"]), help: "leaderboards to build"),
-        ],
+        parameters: [topParameter, periodsParameter],
         reads: ["users", "transactions"],
         writes: ["leaderboard_cache", "users"]
     )
@@ -30,12 +31,12 @@ public struct LeaderboardRebuild: Job {
     let periods: [String]
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
-        top = Int(parameters.integer("top") ?? 100)
-        periods = parameters.stringList("periods") ?? ["weekly", "monthly", "alltime"]
+        top = Int(parameters[Self.topParameter])
+        periods = parameters[Self.periodsParameter]
     }
 
     public func run(_ context: JobContext) async throws {
-        let users = try context.decode("users") { d throws(FieldError) in try CampusUser(d) }
+        let users = try await context.decode("users") { d throws(FieldError) in try CampusUser(d) }
         var byID: [String: CampusUser] = [:]
         byID.reserveCapacity(users.count)
         for u in users { byID[u.id] = u }
@@ -58,7 +59,7 @@ public struct LeaderboardRebuild: Job {
 
         let windows = periods.filter { $0 != "alltime" }
         guard !windows.isEmpty else { return }
-        let gifts = try context.decode("transactions") { d throws(FieldError) in try GiftTransaction.decode(d) }
+        let gifts = try await context.decode("transactions") { d throws(FieldError) in try GiftTransaction.decode(d) }
         let today = LocalDate(context.logicalTime, in: context.timeZone)
         let invalidUsers = Set(try context.store.documentIDs(in: "users")).subtracting(byID.keys)
         for period in ["weekly", "monthly"] where windows.contains(period) {

@@ -1,7 +1,7 @@
 import Foundation
 public import HearthKit
 
-/// `notification-fanout` (SPEC §9.7, all apps): sends due broadcasts and pushes the
+/// `notification-fanout` (docs/jobs/notification-fanout.md#pushes, all apps): sends due broadcasts and pushes the
 /// notifications the apps create themselves.
 ///
 /// **Broadcasts.** A `broadcasts` document with `status` absent or `"scheduled"` and `sendAt`
@@ -33,14 +33,15 @@ public import HearthKit
 /// Reads notifications before the ledger, and the ledger is committed before the documents,
 /// so a notification committed by another job at the same moment is never pushed twice.
 public struct NotificationFanout: Job {
+    static let maxAgeParameter = Parameter.duration("maxAge", default: .seconds(86_400), help: "push notifications created at most this long before (or after) T")
+    static let collapseAboveParameter = Parameter.integer(
+        "collapseAbove", default: 3, in: 1...1000, help: "more new notifications than this for one user in one run become one push")
+
     public static let descriptor = JobDescriptor(
         name: "notification-fanout",
         summary: "Send due broadcasts and push unread recent notifications (badge counts, collapsing, no repeats).",
         defaultSchedule: "* * * * *",
-        parameters: [
-            ParameterSpec("maxAge", .duration, default: .duration(.seconds(86_400)), help: "push notifications created at most this long before (or after) T"),
-            ParameterSpec("collapseAbove", .integer(min: 1, max: 1000), default: .integer(3), help: "more new notifications than this for one user in one run become one push"),
-        ],
+        parameters: [maxAgeParameter, collapseAboveParameter],
         reads: ["broadcasts", "notifications", "users"],
         writes: ["notifications", "broadcasts"]
     )
@@ -51,9 +52,9 @@ public struct NotificationFanout: Job {
     let provider: PushProviderKind
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
-        let d = parameters.duration("maxAge") ?? .seconds(86_400)
+        let d = parameters[Self.maxAgeParameter]
         maxAge = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-        collapseAbove = Int(parameters.integer("collapseAbove") ?? 3)
+        collapseAbove = Int(parameters[Self.collapseAboveParameter])
         types = environment.notificationTypes
         provider = environment.pushProvider
     }
@@ -111,7 +112,7 @@ public struct NotificationFanout: Job {
         let windowEnd = T.addingTimeInterval(maxAge)
         let provider = self.provider
 
-        let broadcasts = try context.decode("broadcasts") { d throws(FieldError) -> Broadcast? in
+        let broadcasts = try await context.decode("broadcasts") { d throws(FieldError) -> Broadcast? in
             let status = try d.string("status")
             guard status == nil || status == "scheduled" else { return nil }
             if let sendAt = try d.timestamp("sendAt"), sendAt > T { return nil }
@@ -121,7 +122,7 @@ public struct NotificationFanout: Job {
         }
         // Users are read leniently: other jobs rewrite them, so a field only this job reads must
         // never make one invalid input. Problems are warned about where they matter.
-        let users = try context.decode("users") { d throws(FieldError) in
+        let users = try await context.decode("users") { d throws(FieldError) in
             let school = d["school"]
             return User(
                 id: d.id, school: school?.stringValue,
@@ -132,7 +133,7 @@ public struct NotificationFanout: Job {
         for u in users { userByID[u.id] = u }
 
         // Notifications first, then the ledger (see the type's documentation).
-        let notes = try context.decode("notifications") { d throws(FieldError) -> Note? in
+        let notes = try await context.decode("notifications") { d throws(FieldError) -> Note? in
             guard let uid = try d.string("userId") else { return nil }
             let unread = try d.bool("read") != true
             let createdAt = try d.timestamp("createdAt")

@@ -1,7 +1,7 @@
 public import Foundation
 public import HearthKit
 
-/// The one way jobs queue the push for a notification they create (SPEC §8, §9.3, §9.7), so
+/// The one way jobs queue the push for a notification they create (docs/push.md, docs/jobs/achievement-unlock.md#when-an-achievement-unlocks, docs/jobs/notification-fanout.md#pushes), so
 /// that every job builds the same message and `notification-fanout` knows which notifications
 /// already had their push.
 ///

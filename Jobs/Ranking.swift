@@ -1,4 +1,4 @@
-/// Standard competition ranking (1, 2, 2, 4) of SPEC §9: sorted by the score descending,
+/// Standard competition ranking (1, 2, 2, 4) of docs/jobs/README.md#rules-every-job-follows: sorted by the score descending,
 /// equals ordered by user id ascending and sharing a rank.
 struct Ranking<Score: Comparable> {
     struct Entry {
@@ -21,7 +21,7 @@ struct Ranking<Score: Comparable> {
     }
 }
 
-/// Gift totals compared as SPEC §9.1 ranks them: points gifted, then gift count.
+/// Gift totals compared as docs/jobs/leaderboard-rebuild.md#rules ranks them: points gifted, then gift count.
 struct GiftScore: Comparable {
     var totalPointsGifted: Int64
     var giftsGiven: Int64

@@ -1,7 +1,7 @@
 import Foundation
 public import HearthKit
 
-/// `streak-reset` (SPEC §9.5, skill-trading app): ends active streaks whose user missed a
+/// `streak-reset` (docs/jobs/streak-reset.md#rules, skill-trading app): ends active streaks whose user missed a
 /// day, spending streak freezes first.
 ///
 /// - Each streak with `isActive == true` is judged in its user's zone (`users/{userId}`
@@ -36,7 +36,7 @@ public struct StreakReset: Job {
         var longestStreak: Int64
     }
 
-    /// What happens to one streak on `today` (pure; the rules of SPEC §9.5).
+    /// What happens to one streak on `today` (pure; the rules of docs/jobs/streak-reset.md#rules).
     public enum Outcome: Sendable, Equatable {
         case nothing
         case frozen(freezeCount: Int64, frozenThrough: LocalDate)
@@ -52,7 +52,7 @@ public struct StreakReset: Job {
     }
 
     public func run(_ context: JobContext) async throws {
-        let streaks = try context.decode("streaks") { d throws(FieldError) -> Streak? in
+        let streaks = try await context.decode("streaks") { d throws(FieldError) -> Streak? in
             guard try d.bool("isActive") == true else { return nil }
             var frozen: LocalDate?
             if let text = try d.string("frozenThrough") {

@@ -1,7 +1,7 @@
 public import Foundation
 public import HearthKit
 
-/// `weekly-bonus` (SPEC §9.2, campus app): pays `amount` points to every eligible user for
+/// `weekly-bonus` (docs/jobs/weekly-bonus.md#rules, campus app): pays `amount` points to every eligible user for
 /// the ISO week before the one containing `T` (in the job's zone), once per user and week.
 ///
 /// - The week's id is `YYYY-Www` with the ISO week-numbering year (2026-12-28 is in
@@ -15,14 +15,15 @@ public import HearthKit
 ///   `bonus.paid-{weekId}`; a later run that pays more users for the same week (new users)
 ///   gets `bonus.paid-{weekId}-after-{N}`, N being the users paid before, so ids stay unique.
 public struct WeeklyBonus: Job {
+    static let amountParameter = Parameter.integer("amount", default: 50, in: 1...1_000_000, help: "points paid to each eligible user")
+    static let eligibilityParameter = Parameter.string(
+        "eligibility", default: "active", allowed: ["active", "all"], help: "\"active\": users active since the week's Monday; \"all\": every user")
+
     public static let descriptor = JobDescriptor(
         name: "weekly-bonus",
         summary: "Pay the weekly bonus for the ISO week that ended: a bonus transaction and points per eligible user.",
         defaultSchedule: "5 0 * * MON",
-        parameters: [
-            ParameterSpec("amount", .integer(min: 1, max: 1_000_000), default: .integer(50), help: "points paid to each eligible user"),
-            ParameterSpec("eligibility", .string(allowed: ["active", "all"]), default: .string("active"), help: "\"active\": users active since the week's Monday; \"all\": every user"),
-        ],
+        parameters: [amountParameter, eligibilityParameter],
         reads: ["users", "transactions"],
         writes: ["transactions", "users"]
     )
@@ -31,8 +32,8 @@ public struct WeeklyBonus: Job {
     let activeOnly: Bool
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
-        amount = parameters.integer("amount") ?? 50
-        activeOnly = (parameters.string("eligibility") ?? "active") == "active"
+        amount = parameters[Self.amountParameter]
+        activeOnly = parameters[Self.eligibilityParameter] == "active"
     }
 
     /// The ISO week before the one containing `time` in `zone`: its Monday and `YYYY-Www` id.
@@ -48,7 +49,7 @@ public struct WeeklyBonus: Job {
         let prefix = "weekly-bonus-\(weekID)-"
         let paid = Set(try context.store.documentIDs(in: "transactions").filter { $0.hasPrefix(prefix) })
 
-        let users = try context.decode("users") { d throws(FieldError) in
+        let users = try await context.decode("users") { d throws(FieldError) in
             (user: try CampusUser(d), lastActive: try d.timestamp("lastActive"))
         }
         let now = Timestamp.json(context.startTime)

@@ -1,7 +1,7 @@
 import Foundation
 public import HearthKit
 
-/// `xp-award` (SPEC §9.4, skill-trading app): XP for completed trades (creator and
+/// `xp-award` (docs/jobs/xp-award.md#rules, skill-trading app): XP for completed trades (creator and
 /// participant), completed user challenges, and completed collaborations (creator and every
 /// participant).
 ///
@@ -12,15 +12,16 @@ public import HearthKit
 ///   chaining `previousTotal` → `newTotal` through ``XPLedger``.
 /// - A parameter set to 0 awards nothing for that source.
 public struct XPAward: Job {
+    static let tradeParameter = Parameter.integer("trade", default: 500, in: 0...1_000_000, help: "XP for each side of a completed trade")
+    static let challengeParameter = Parameter.integer("challenge", default: 300, in: 0...1_000_000, help: "XP for a completed user challenge")
+    static let collaborationParameter = Parameter.integer(
+        "collaboration", default: 400, in: 0...1_000_000, help: "XP for the creator and each participant of a completed collaboration")
+
     public static let descriptor = JobDescriptor(
         name: "xp-award",
         summary: "Award XP for completed trades, challenges and collaborations (never twice).",
         defaultSchedule: "*/10 * * * *",
-        parameters: [
-            ParameterSpec("trade", .integer(min: 0, max: 1_000_000), default: .integer(500), help: "XP for each side of a completed trade"),
-            ParameterSpec("challenge", .integer(min: 0, max: 1_000_000), default: .integer(300), help: "XP for a completed user challenge"),
-            ParameterSpec("collaboration", .integer(min: 0, max: 1_000_000), default: .integer(400), help: "XP for the creator and each participant of a completed collaboration"),
-        ],
+        parameters: [tradeParameter, challengeParameter, collaborationParameter],
         reads: ["trades", "userChallenges", "collaborations", "xpTransactions", "userXP"],
         writes: ["userXP", "xpTransactions"]
     )
@@ -34,9 +35,9 @@ public struct XPAward: Job {
     let collaborationXP: Int64
 
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
-        tradeXP = parameters.integer("trade") ?? 500
-        challengeXP = parameters.integer("challenge") ?? 300
-        collaborationXP = parameters.integer("collaboration") ?? 400
+        tradeXP = parameters[Self.tradeParameter]
+        challengeXP = parameters[Self.challengeParameter]
+        collaborationXP = parameters[Self.collaborationParameter]
     }
 
     /// One award to make, before ordering and de-duplication.
@@ -94,7 +95,7 @@ public struct XPAward: Job {
         var candidates: [Candidate] = []
 
         if tradeXP > 0 {
-            let trades = try context.decode("trades") { d throws(FieldError) -> [Candidate]? in
+            let trades = try await context.decode("trades") { d throws(FieldError) -> [Candidate]? in
                 guard try d.string("status") == "completed" else { return nil }
                 let at = try Self.completionTime(d)
                 var users: [String] = []
@@ -109,7 +110,7 @@ public struct XPAward: Job {
         }
         if challengeXP > 0 {
             // A completed challenge without its user or challenge id cannot be awarded: warned.
-            let challenges = try context.decode("userChallenges") { d throws(FieldError) -> Result<Candidate, SkipWarning>? in
+            let challenges = try await context.decode("userChallenges") { d throws(FieldError) -> Result<Candidate, SkipWarning>? in
                 guard try d.string("status") == "completed" else { return nil }
                 let at = try Self.completionTime(d)
                 let challengeID = try d.string("challengeId")
@@ -130,7 +131,7 @@ public struct XPAward: Job {
             }
         }
         if collaborationXP > 0 {
-            let collaborations = try context.decode("collaborations") { d throws(FieldError) -> [Candidate]? in
+            let collaborations = try await context.decode("collaborations") { d throws(FieldError) -> [Candidate]? in
                 guard try d.string("status") == "completed" else { return nil }
                 let at = try Self.completionTime(d)
                 var users: [String] = []
@@ -153,7 +154,7 @@ public struct XPAward: Job {
         // Everything already awarded, whatever the transaction's id.
         var awarded = Set<AwardKey>()
         var existingIDs = Set<String>()
-        let transactions = try context.decode("xpTransactions") { d throws(FieldError) -> (id: String, key: AwardKey?)? in
+        let transactions = try await context.decode("xpTransactions") { d throws(FieldError) -> (id: String, key: AwardKey?)? in
             guard let u = try d.string("userId"), let s = try d.string("source"), let sid = try d.string("sourceId") else { return (d.id, nil) }
             return (d.id, AwardKey(userID: u, source: s, sourceID: sid))
         }
@@ -162,7 +163,7 @@ public struct XPAward: Job {
             if let key = t.key { awarded.insert(key) }
         }
 
-        var ledger = try XPLedger(context: context)
+        var ledger = try await XPLedger(context: context)
         candidates.sort { a, b in a.userID != b.userID ? a.userID < b.userID : Candidate.ordered(a, b) }
         for c in candidates {
             let key = AwardKey(userID: c.userID, source: c.source, sourceID: c.sourceID)

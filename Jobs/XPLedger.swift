@@ -2,7 +2,7 @@ import Foundation
 import HearthKit
 
 /// The users' XP accounts (`userXP/{userId}`) as one run sees them, and the one way jobs
-/// award XP (SPEC §9.3 "XP and levels", used by `xp-award` and `achievement-unlock`).
+/// award XP (docs/jobs/achievement-unlock.md#when-an-achievement-unlocks "XP and levels", used by `xp-award` and `achievement-unlock`).
 ///
 /// An award works like the apps' own `awardXP`: `previousTotal` / `previousLevel` are the
 /// values stored before the award (never recomputed from the tier table), `newTotal` adds the
@@ -39,8 +39,8 @@ struct XPLedger {
     /// Loads every `userXP` document. A wrong-typed `totalXP` or `currentLevel` makes that
     /// document invalid input: its user gets no XP this run (see ``canAward(_:context:)``).
     /// A missing `totalXP` reads as 0, a missing `currentLevel` as the tier of the total.
-    init(context: JobContext) throws {
-        let docs = try context.decode("userXP") { d throws(FieldError) -> Account? in
+    init(context: JobContext) async throws {
+        let docs = try await context.decode("userXP") { d throws(FieldError) -> Account? in
             let total = try d.int("totalXP") ?? 0
             let level = try d.int("currentLevel") ?? Int64(XPLevels.tier(for: total).level)
             return Account(document: d, totalXP: total, currentLevel: level)

@@ -1,4 +1,4 @@
-/// The apps' XP level table (SPEC §9.3; TradeYa's `LEVEL_TIERS`), shared by every job that
+/// The apps' XP level table (docs/jobs/achievement-unlock.md#when-an-achievement-unlocks; TradeYa's `LEVEL_TIERS`), shared by every job that
 /// writes XP.
 public enum XPLevels {
     public struct Tier: Sendable, Equatable {

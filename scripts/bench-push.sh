@@ -9,7 +9,7 @@
 #    FCM's `/v1/projects/hearth-test/messages:send` (a static 200 answer: it validates nothing,
 #    which is fine for throughput; the fake in Tests/Servers/fake_fcm.py does the checking).
 # 2. Writes N users (one FCM token each) and N unread notifications into a fresh data directory.
-# 3. Times `hearth bench-push` (hidden): the same N pushes straight through the FCM provider and
+# 3. Times `hearth-bench bench-push`: the same N pushes straight through the FCM provider and
 #    the libcurl client, 100 in flight, without the outbox — the provider's own ceiling.
 # 4. Times `hearth plan notification-fanout` (the job alone: reads, decides, reports), then
 #    `hearth run notification-fanout`: reads everything, queues N pushes and commits them
@@ -29,9 +29,11 @@ SCRATCH=${SCRATCH:-.build}
 command -v nghttpd >/dev/null || { echo "needs nghttpd (scripts/install-deps installs nghttp2-server)" >&2; exit 69; }
 if [ -z "${BIN:-}" ]; then
   swift build -c release --scratch-path "$SCRATCH" --product hearth >&2
+  swift build -c release --scratch-path "$SCRATCH" --product hearth-bench >&2
   BIN=$SCRATCH/release/hearth
 fi
 BIN=$(realpath "$BIN")
+BENCH_BIN=${BENCH_BIN:-$(dirname "$BIN")/hearth-bench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-push.XXXXXX")
 NGHTTPD_PID=""
 cleanup() {
@@ -104,7 +106,7 @@ PY
 }
 
 echo "hearth push benchmark: $N pushes, $(nproc) cores, nghttpd on 127.0.0.1:$PORT (HTTP/2 + TLS)"
-measure "FCM provider alone (no outbox)" "$N" "$BIN" bench-push --service-account "$WORK/creds/service-account.json" \
+measure "FCM provider alone (no outbox)" "$N" "$BENCH_BIN" bench-push --service-account "$WORK/creds/service-account.json" \
   --endpoint "https://localhost:$PORT" --token-uri "https://localhost:$PORT/token" --ca-file "$WORK/ca/ca.pem" --count "$N" --concurrency 100
 measure "plan notification-fanout (dry)" "$N" env -u BENCH_FCM_SA "$BIN" plan notification-fanout --config "$WORK/hearth.toml" --now "$NOW" --limit 3
 measure "run notification-fanout (queue)" "$N" env -u BENCH_FCM_SA "$BIN" run notification-fanout --config "$WORK/hearth.toml" --now "$NOW" --limit 3

@@ -25,10 +25,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--bin", default=".build/release/hearth")
+    ap.add_argument("--bench-bin", dest="bench_bin", default="", help="hearth-bench (default: beside --bin)")
     ap.add_argument("--work", default=".bench-data")
     ap.add_argument("--now", default="2026-11-18T12:00:00Z")
     ap.add_argument("--jobs", default="")
     a = ap.parse_args()
+    if not a.bench_bin:
+        a.bench_bin = os.path.join(os.path.dirname(a.bin), "hearth-bench")
     os.makedirs(a.work, exist_ok=True)
     results = []
     for size in [int(s) for s in a.sizes.split(",")]:
@@ -46,8 +49,8 @@ def main():
         for job in wanted:
             name = job["job"]
             reads = ",".join(job.get("reads", []))
-            subprocess.run([a.bin, "read-floor", data, "--collections", reads], capture_output=True)  # warm the page cache
-            floor = json.loads(subprocess.run([a.bin, "read-floor", data, "--collections", reads], capture_output=True, text=True, check=True).stdout)
+            subprocess.run([a.bench_bin, "read-floor", data, "--collections", reads], capture_output=True)  # warm the page cache
+            floor = json.loads(subprocess.run([a.bench_bin, "read-floor", data, "--collections", reads], capture_output=True, text=True, check=True).stdout)
             row = {"users": size, "job": name, "floorSeconds": floor["seconds"], "files": floor["files"]}
             # dry: `hearth plan`; real: the first `hearth run` over the seeded data (it writes
             # everything the seed left to do, e.g. every user's rank); next: a second run at the

@@ -31,7 +31,7 @@ public struct DemoData: Sendable {
     /// CLI's `seed` writes them into a data directory). Returns the number of distinct documents.
     @discardableResult
     public func write(progress: ((Int) -> Void)? = nil, into sink: @escaping (String, String, JSONObject) throws -> Void) throws -> Int {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(demoSeed: seed)
         var w = TreeWriter(sink: sink, progress: progress)
         let width = max(5, String(users).count)
         func uid(_ i: Int) -> String { "u" + String(repeating: "0", count: width - String(i).count) + String(i) }
@@ -232,8 +232,8 @@ public struct DemoData: Sendable {
         return String((0..<152).map { _ in alphabet[rng.int(0...(alphabet.count - 1))] })
     }
 
-    /// Gigs that between them hit every rubric component level and every penalty of SPEC
-    /// §9.6, at the anchor as T: gig N is variant (N − 1) mod 12 of the table below, so any
+    /// Gigs that between them hit every rubric component level and every penalty of
+    /// docs/jobs/gig-quality-score.md#the-rubric, at the anchor as T: gig N is variant (N − 1) mod 12 of the table below, so any
     /// 12 consecutive gigs (`--users 120` or more) cover all of them. Each gig's company (or,
     /// without one, its title) carries its number, so the only duplicates are the designed
     /// ones (variant 2 repeats variant 1's title, company and `postedAt`: the tie goes to the

@@ -1,17 +1,12 @@
-/// SplitMix64: a small deterministic generator, so `hearth seed --seed N` is reproducible
-/// byte for byte on every machine (Swift's default generator is not seedable).
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
+import HearthKit
 
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+/// The demo data's generator: ``SplitMix64`` seeded from `--seed`, with the draws the seed
+/// data needs.
+typealias SeededRandom = SplitMix64
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SplitMix64 {
+    /// The generator for `hearth seed --seed N` (its state starts one step past `seed`).
+    init(demoSeed seed: UInt64) { self.init(seed: seed &+ 0x9E37_79B9_7F4A_7C15) }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }

@@ -2,7 +2,7 @@ internal import CCurl
 import Dispatch
 import Foundation
 import Synchronization
-public import HearthKit
+package import HearthKit
 
 /// The HTTP client: libcurl's multi interface driven by one dedicated thread.
 ///
@@ -25,7 +25,7 @@ public import HearthKit
 /// ``HTTPTransportError/cancelled``, and later ones with ``HTTPTransportError/invalidRequest(_:)``.
 ///
 /// This is the only file that touches libcurl pointers.
-public final class CurlHTTPClient: HTTPTransport {
+package final class CurlHTTPClient: HTTPTransport {
     private let shared: CurlSharedState
     private let options: HTTPClientOptions
     /// Left by the curl thread when it has exited and freed every libcurl handle.
@@ -35,7 +35,7 @@ public final class CurlHTTPClient: HTTPTransport {
     ///
     /// Fails with ``HTTPTransportError/invalidRequest(_:)`` when an option is unusable (a
     /// `caFile` that does not exist, a malformed `connectTo` entry) or libcurl cannot start.
-    public init(options: HTTPClientOptions = HTTPClientOptions()) throws(HTTPTransportError) {
+    package init(options: HTTPClientOptions = HTTPClientOptions()) throws(HTTPTransportError) {
         _ = curlGlobalInit
         if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .invalidRequest("caFile \(caFile) does not exist or is not readable")
@@ -69,12 +69,12 @@ public final class CurlHTTPClient: HTTPTransport {
     /// Stops the curl thread and frees libcurl's handles, closing pooled connections. Requests
     /// in flight fail with ``HTTPTransportError/cancelled``. Blocks until the thread has exited
     /// (normally well under a millisecond); safe to call more than once.
-    public func shutdown() {
+    package func shutdown() {
         shared.requestStop()
         threadExited.wait()
     }
 
-    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         let prepared = try CurlPreparedRequest(request, options: options)
         if Task.isCancelled { throw .cancelled }
         let shared = self.shared

@@ -1,27 +1,27 @@
-public import HearthKit
+import HearthKit
 /// Settings for a ``CurlHTTPClient``, fixed for the client's lifetime.
-public struct HTTPClientOptions: Sendable {
+package struct HTTPClientOptions: Sendable {
     /// Default limit for establishing a connection (TCP and TLS) when a request sets none.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Default limit for a whole exchange when a request sets none.
-    public var timeout: Duration
+    package var timeout: Duration
     /// A PEM file of CA certificates to trust instead of the system store (a private or test CA).
     /// Certificate and host-name verification are always on; there is no way to turn them off.
-    public var caFile: String?
+    package var caFile: String?
     /// At most this many connections to one host at once; further requests wait their turn.
     /// Over HTTP/2 one connection carries many requests, so this mostly limits HTTP/1.1.
-    public var maxConnectionsPerHost: Int
+    package var maxConnectionsPerHost: Int
     /// At most this many connections at once over all hosts.
-    public var maxTotalConnections: Int
+    package var maxTotalConnections: Int
     /// `CURLOPT_CONNECT_TO` entries, `"host:port:connect-host:connect-port"`: requests for
     /// `host:port` connect to `connect-host:connect-port` instead while keeping the URL's host
     /// name for TLS (SNI, certificate check) and the `Host`/`:authority` header. Tests use this
     /// to reach a local server under a production host name.
-    public var connectTo: [String]
+    package var connectTo: [String]
     /// The `User-Agent` header sent unless a request sets its own.
-    public var userAgent: String
+    package var userAgent: String
 
-    public init(
+    package init(
         connectTimeout: Duration = .seconds(5),
         timeout: Duration = .seconds(15),
         caFile: String? = nil,

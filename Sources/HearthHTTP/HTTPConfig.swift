@@ -1,9 +1,16 @@
-public import Foundation
+import Foundation
 
 /// `[http]`: options of the outbound HTTP client.
-public struct HTTPConfig: Sendable, Equatable {
-    public var caFile: String?
-    public var connectTimeout: Duration = .seconds(5)
-    public var timeout: Duration = .seconds(15)
-    public init() {}
+package struct HTTPConfig: Sendable, Equatable {
+    package var caFile: String?
+    package var connectTimeout: Duration = .seconds(5)
+    package var timeout: Duration = .seconds(15)
+    package init() {}
+}
+
+extension HTTPClientOptions {
+    /// Timeouts and CA from the config's `[http]`.
+    package init(_ config: HTTPConfig) {
+        self.init(connectTimeout: config.connectTimeout, timeout: config.timeout, caFile: config.caFile)
+    }
 }

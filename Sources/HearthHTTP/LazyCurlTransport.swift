@@ -1,22 +1,22 @@
 import Synchronization
-public import HearthKit
+package import HearthKit
 
 /// An ``HTTPTransport`` that creates its ``CurlHTTPClient`` (and the client's thread) on the
 /// first request, so commands and jobs that never call out pay nothing.
-public final class LazyCurlTransport: HTTPTransport {
+package final class LazyCurlTransport: HTTPTransport {
     private let options: HTTPClientOptions
     private let client = Mutex<CurlHTTPClient?>(nil)
 
-    public init(options: HTTPClientOptions) {
+    package init(options: HTTPClientOptions) {
         self.options = options
     }
 
     /// Timeouts and CA from the config's `[http]`.
-    public convenience init(config: HTTPConfig) {
-        self.init(options: HTTPClientOptions(connectTimeout: config.connectTimeout, timeout: config.timeout, caFile: config.caFile))
+    package convenience init(config: HTTPConfig) {
+        self.init(options: HTTPClientOptions(config))
     }
 
-    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         let made = try client.withLock { (c: inout CurlHTTPClient?) throws(HTTPTransportError) -> CurlHTTPClient in
             if let c { return c }
             let new = try CurlHTTPClient(options: options)

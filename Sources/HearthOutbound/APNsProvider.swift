@@ -1,10 +1,8 @@
-public import Crypto
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Crypto
+package import Foundation
+package import HearthKit
 
-/// Apple Push Notification service over HTTP/2 with token-based authentication (SPEC §8).
+/// Apple Push Notification service over HTTP/2 with token-based authentication (docs/push.md).
 ///
 /// One `POST {endpoint}/3/device/{token}` per device token with headers `authorization:
 /// bearer <provider token>`, `apns-topic` (the app's bundle id), `apns-push-type: alert`,
@@ -17,19 +15,19 @@ public import HearthSchedule
 /// remove the token; 403 `ExpiredProviderToken` / `InvalidProviderToken` → sign a new provider
 /// token and try once more, then retry later; 429 and 5xx → retry (honouring `Retry-After`);
 /// anything else → permanent failure. Transport failures are retried.
-public struct APNsProvider: PushProvider {
-    public let name = "apns"
+package struct APNsProvider: PushProvider {
+    package let name = "apns"
     /// `scheme://host[:port]` without a trailing slash.
-    public let endpoint: String
-    public let topic: String
-    public let priority: Int
+    package let endpoint: String
+    package let topic: String
+    package let priority: Int
     /// How long APNs keeps trying an offline device; zero sends `apns-expiration: 0`.
-    public let expiration: Duration
-    public let providerToken: APNsProviderToken
+    package let expiration: Duration
+    package let providerToken: APNsProviderToken
     private let http: any HTTPTransport
     private let now: @Sendable () -> Date
 
-    public init(
+    package init(
         key: P256.Signing.PrivateKey, keyID: String, teamID: String, topic: String, endpoint: String = "https://api.push.apple.com",
         priority: Int = 10, expiration: Duration = .seconds(86_400), http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -46,7 +44,7 @@ public struct APNsProvider: PushProvider {
 
     /// Builds the provider from the `.p8` key's PEM text; `source` names where it came from (a
     /// file or `$VARIABLE`) in the error, which never shows the key.
-    public init(
+    package init(
         keyPEM: String, source: String, keyID: String, teamID: String, topic: String, endpoint: String = "https://api.push.apple.com",
         priority: Int = 10, expiration: Duration = .seconds(86_400), http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }
     ) throws(PushSetupError) {
@@ -57,7 +55,7 @@ public struct APNsProvider: PushProvider {
         self.init(key: key, keyID: keyID, teamID: teamID, topic: topic, endpoint: endpoint, priority: priority, expiration: expiration, http: http, now: now)
     }
 
-    public func send(_ push: PushNotification, to token: String) async -> PushSendResult {
+    package func send(_ push: PushNotification, to token: String) async -> PushSendResult {
         let body = Array(JSONWriter.compact(.object(APNsProvider.payload(push))).utf8)
         let url = "\(endpoint)/3/device/\(FCMProvider.pathSegment(token))"
         let expiry = expiration <= .zero ? "0" : String(Int64(now().timeIntervalSince1970) + expiration.components.seconds)
@@ -95,7 +93,7 @@ public struct APNsProvider: PushProvider {
     }
 
     /// The JSON body for one push.
-    public static func payload(_ push: PushNotification) -> JSONObject {
+    package static func payload(_ push: PushNotification) -> JSONObject {
         var aps: [(String, JSONValue)] = [("alert", .object(JSONObject([("title", .string(push.title)), ("body", .string(push.body))])))]
         if let badge = push.badge { aps.append(("badge", .int(Int64(badge)))) }
         var top: [(String, JSONValue)] = [("aps", .object(JSONObject(aps)))]
@@ -105,7 +103,7 @@ public struct APNsProvider: PushProvider {
 
     /// A UUID (version-8 layout, RFC 9562) from SHA-256 of the message id and the token: the
     /// same push to the same device always carries the same `apns-id`.
-    public static func apnsID(messageID: String, token: String) -> String {
+    package static func apnsID(messageID: String, token: String) -> String {
         var bytes = Array(SHA256.hash(data: Array((messageID + "\u{0}" + token).utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80

@@ -1,9 +1,7 @@
-public import Crypto
-public import Foundation
+package import Crypto
+package import Foundation
 import Synchronization
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+import HearthKit
 
 /// The APNs provider authentication token (a JWT: header `alg` ES256 and `kid` = key id,
 /// claims `iss` = team id and `iat`), signed with the `.p8` key from the Apple developer
@@ -14,8 +12,8 @@ public import HearthSchedule
 /// `ExpiredProviderToken`), so a token is re-signed after ``maxAge`` (50 minutes), or when
 /// APNs called it expired or invalid. Shared by all sends; guarded by a mutex because
 /// signing is local and quick.
-public final class APNsProviderToken: Sendable {
-    public static let maxAge: TimeInterval = 50 * 60
+package final class APNsProviderToken: Sendable {
+    package static let maxAge: TimeInterval = 50 * 60
 
     private struct Current {
         var value: String
@@ -25,13 +23,13 @@ public final class APNsProviderToken: Sendable {
     /// The key's raw scalar: `P256.Signing.PrivateKey` is not `Sendable`, its bytes are; the key
     /// is rebuilt for each signature (every 50 minutes).
     private let keyBytes: [UInt8]
-    public let keyID: String
-    public let teamID: String
+    package let keyID: String
+    package let teamID: String
     private let now: @Sendable () -> Date
     private let state = Mutex<Current?>(nil)
     private let mints = Atomic<Int>(0)
 
-    public init(key: P256.Signing.PrivateKey, keyID: String, teamID: String, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(key: P256.Signing.PrivateKey, keyID: String, teamID: String, now: @escaping @Sendable () -> Date = { Date() }) {
         self.keyBytes = Array(key.rawRepresentation)
         self.keyID = keyID
         self.teamID = teamID
@@ -39,10 +37,10 @@ public final class APNsProviderToken: Sendable {
     }
 
     /// Number of tokens signed so far.
-    public var mintCount: Int { mints.load(ordering: .relaxed) }
+    package var mintCount: Int { mints.load(ordering: .relaxed) }
 
     /// The current token, signed anew when it is older than ``maxAge`` or was invalidated.
-    public func token() throws(JWT.SigningError) -> String {
+    package func token() throws(JWT.SigningError) -> String {
         let t = now()
         return try state.withLock { (current: inout Current?) throws(JWT.SigningError) -> String in
             if let c = current, t.timeIntervalSince(c.issuedAt) < Self.maxAge, t >= c.issuedAt { return c.value }
@@ -59,7 +57,7 @@ public final class APNsProviderToken: Sendable {
     }
 
     /// Forgets `token` after APNs refused it; a token already replaced is left alone.
-    public func invalidate(_ token: String) {
+    package func invalidate(_ token: String) {
         state.withLock { current in
             if current?.value == token { current = nil }
         }

@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 import Crypto
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+import HearthKit
+package import HearthStore
+import HearthSchedule
 
 /// Webhook endpoints disabled by a `410 Gone`, in `.hearth/outbox/disabled-endpoints.json`:
 ///
@@ -14,23 +14,23 @@ public import HearthSchedule
 /// `url`, `secretFile` and `secretEnv` (never the secret's value), so editing any of them
 /// enables the endpoint again. Updates are read-modify-write under an exclusive `flock` on
 /// `disabled-endpoints.lock`, and written atomically.
-public struct DisabledEndpoints: Sendable {
+package struct DisabledEndpoints: Sendable {
     /// One disabled endpoint.
-    public struct Entry: Sendable, Equatable {
-        public var configHash: String
-        public var disabledAt: Date
-        public var reason: String
+    package struct Entry: Sendable, Equatable {
+        package var configHash: String
+        package var disabledAt: Date
+        package var reason: String
     }
 
-    public let data: DataDirectory
+    package let data: DataDirectory
 
-    public init(data: DataDirectory) { self.data = data }
+    package init(data: DataDirectory) { self.data = data }
 
     var path: String { OutboxStore.root(data) + "/disabled-endpoints.json" }
     var lockPath: String { OutboxStore.root(data) + "/disabled-endpoints.lock" }
 
     /// The configuration hash an entry is keyed by: SHA-256 of url, secretFile, secretEnv.
-    public static func configHash(_ endpoint: WebhookConfig) -> String {
+    package static func configHash(_ endpoint: WebhookConfig) -> String {
         let text = [endpoint.url, endpoint.secretFile ?? "", endpoint.secretEnv ?? ""].joined(separator: "\u{0}")
         return SHA256.hash(data: Array(text.utf8)).prefix(16).map { b in
             let s = String(b, radix: 16)
@@ -39,7 +39,7 @@ public struct DisabledEndpoints: Sendable {
     }
 
     /// Every entry, whether or not it still matches the configuration.
-    public func entries() -> [String: Entry] {
+    package func entries() -> [String: Entry] {
         guard let bytes = try? FileIO.readSmallFile(path), case .object(let o)? = try? JSONParser.parse(bytes) else { return [:] }
         var out: [String: Entry] = [:]
         for (name, value) in o {
@@ -51,13 +51,13 @@ public struct DisabledEndpoints: Sendable {
 
     /// The names of the configured endpoints that are disabled (their configuration is unchanged
     /// since the 410).
-    public func disabledNames(among endpoints: [WebhookConfig]) -> Set<String> {
+    package func disabledNames(among endpoints: [WebhookConfig]) -> Set<String> {
         let all = entries()
         return Set(endpoints.filter { all[$0.name]?.configHash == Self.configHash($0) }.map(\.name))
     }
 
     /// Records that `endpoint` answered 410.
-    public func disable(_ endpoint: WebhookConfig, reason: String, at date: Date) throws {
+    package func disable(_ endpoint: WebhookConfig, reason: String, at date: Date) throws {
         try FileIO.makeDirectories(OutboxStore.root(data))
         let lock = try CommitLock.acquire(path: lockPath, holder: "pid=\(getpid()) outbox", timeout: .seconds(30), what: "the disabled-endpoints list")
         defer { lock.release() }

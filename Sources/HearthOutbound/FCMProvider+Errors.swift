@@ -1,6 +1,4 @@
 import HearthKit
-import HearthStore
-import HearthSchedule
 /// Classifying FCM HTTP v1 error responses.
 ///
 /// An error body looks like `{"error": {"code": 404, "message": "…", "status": "NOT_FOUND",

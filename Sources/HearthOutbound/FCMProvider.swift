@@ -1,9 +1,7 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Foundation
+package import HearthKit
 
-/// Firebase Cloud Messaging, HTTP v1 API (SPEC §8): one `messages:send` request per device
+/// Firebase Cloud Messaging, HTTP v1 API (docs/push.md): one `messages:send` request per device
 /// token, authorised by an OAuth access token minted from a service account.
 ///
 /// Request: `POST {endpoint}/v1/projects/{project_id}/messages:send` with
@@ -13,12 +11,12 @@ public import HearthSchedule
 /// A 401 forgets the access token and re-mints it once. Results are classified from the
 /// FCM error's `details[].errorCode` and the HTTP status (see ``classify(status:body:retryAfter:token:)``).
 /// Transport failures (timeouts, refused or reset connections, TLS failures) are retried.
-public struct FCMProvider: PushProvider {
-    public let name = "fcm"
-    public let account: ServiceAccount
+package struct FCMProvider: PushProvider {
+    package let name = "fcm"
+    package let account: ServiceAccount
     /// `scheme://host[:port]` without a trailing slash.
-    public let endpoint: String
-    public let tokens: OAuthTokenCache
+    package let endpoint: String
+    package let tokens: OAuthTokenCache
     private let http: any HTTPTransport
     private let sendURL: String
     private let now: @Sendable () -> Date
@@ -26,7 +24,7 @@ public struct FCMProvider: PushProvider {
     /// - Parameters:
     ///   - endpoint: the FCM API base URL (`https://fcm.googleapis.com`).
     ///   - tokenURI: overrides the service account's `token_uri`.
-    public init(
+    package init(
         account: ServiceAccount, endpoint: String = "https://fcm.googleapis.com", tokenURI: String? = nil, http: any HTTPTransport,
         failureHoldoff: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -40,7 +38,7 @@ public struct FCMProvider: PushProvider {
         self.sendURL = "\(e)/v1/projects/\(FCMProvider.pathSegment(account.projectID))/messages:send"
     }
 
-    public func send(_ push: PushNotification, to token: String) async -> PushSendResult {
+    package func send(_ push: PushNotification, to token: String) async -> PushSendResult {
         let body = Array(JSONWriter.compact(.object(FCMProvider.message(push, token: token))).utf8)
         var reminted = false
         while true {
@@ -69,7 +67,7 @@ public struct FCMProvider: PushProvider {
     }
 
     /// The `{"message": …}` request body for one token.
-    public static func message(_ push: PushNotification, token: String) -> JSONObject {
+    package static func message(_ push: PushNotification, token: String) -> JSONObject {
         var message: [(String, JSONValue)] = [
             ("token", .string(token)),
             ("notification", .object(JSONObject([("title", .string(push.title)), ("body", .string(push.body))]))),

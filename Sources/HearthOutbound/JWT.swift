@@ -1,22 +1,20 @@
-public import Crypto
-public import _CryptoExtras
+package import Crypto
+package import _CryptoExtras
 import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import HearthKit
 
 /// Compact JSON Web Tokens (RFC 7519) signed with RS256 (Google service accounts) or ES256
 /// (APNs provider tokens): `base64url(header).base64url(claims).base64url(signature)`.
 ///
 /// A minted token is a credential: it is never logged or put into an error message.
-public enum JWT {
+package enum JWT {
     /// Why a token could not be signed (the key's bytes are never part of the message).
-    public struct SigningError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct SigningError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// An RS256 (RSASSA-PKCS1-v1_5 with SHA-256) token.
-    public static func rs256(header extra: [(String, JSONValue)] = [], claims: JSONObject, key: _RSA.Signing.PrivateKey) throws(SigningError) -> String {
+    package static func rs256(header extra: [(String, JSONValue)] = [], claims: JSONObject, key: _RSA.Signing.PrivateKey) throws(SigningError) -> String {
         let input = signingInput(header: [("alg", "RS256"), ("typ", "JWT")] + extra, claims: claims)
         do {
             let signature = try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
@@ -27,7 +25,7 @@ public enum JWT {
     }
 
     /// An ES256 (ECDSA P-256 with SHA-256) token; the signature is the 64-byte `r || s`.
-    public static func es256(header extra: [(String, JSONValue)] = [], claims: JSONObject, key: P256.Signing.PrivateKey) throws(SigningError) -> String {
+    package static func es256(header extra: [(String, JSONValue)] = [], claims: JSONObject, key: P256.Signing.PrivateKey) throws(SigningError) -> String {
         let input = signingInput(header: [("alg", "ES256")] + extra, claims: claims)
         do {
             let signature = try key.signature(for: Data(input.utf8))
@@ -41,8 +39,8 @@ public enum JWT {
         base64URL(Array(JSONWriter.compact(.object(JSONObject(header))).utf8)) + "." + base64URL(Array(JSONWriter.compact(.object(claims)).utf8))
     }
 
-    /// Base64url without padding (RFC 7515 §2).
-    public static func base64URL(_ bytes: [UInt8]) -> String {
+    /// Base64url without padding (RFC 7515 docs/data-directory.md#documents).
+    package static func base64URL(_ bytes: [UInt8]) -> String {
         var s = Data(bytes).base64EncodedString()
         s = s.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         while s.hasSuffix("=") { s.removeLast() }

@@ -1,7 +1,5 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Foundation
+package import HearthKit
 
 /// OAuth 2.0 access tokens for a Google service account (RFC 7523 JWT bearer grant), shared by
 /// every FCM send.
@@ -11,16 +9,16 @@ public import HearthSchedule
 /// minutes before it expires. Concurrent callers share one mint. After a failed mint the same
 /// failure is returned for `failureHoldoff` without asking again, so a broken credential does
 /// not turn every queued push into a request to the token endpoint.
-public actor OAuthTokenCache {
+package actor OAuthTokenCache {
     /// The scope FCM HTTP v1 requires.
-    public static let firebaseMessagingScope = "https://www.googleapis.com/auth/firebase.messaging"
+    package static let firebaseMessagingScope = "https://www.googleapis.com/auth/firebase.messaging"
     /// How long before its expiry a token stops being handed out.
-    public static let refreshMargin: TimeInterval = 300
+    package static let refreshMargin: TimeInterval = 300
 
     /// Why no access token could be had. `reason` never contains the assertion or a token.
-    public struct Failure: Error, Sendable, Equatable {
-        public var reason: String
-        public var retryAfter: Duration?
+    package struct Failure: Error, Sendable, Equatable {
+        package var reason: String
+        package var retryAfter: Duration?
     }
 
     struct Cached: Sendable {
@@ -39,12 +37,12 @@ public actor OAuthTokenCache {
     private var minting: Task<Result<Cached, Failure>, Never>?
     private var lastFailure: (failure: Failure, until: Date)?
     /// Number of mints started (for tests and diagnostics).
-    public private(set) var mintCount = 0
+    package private(set) var mintCount = 0
 
     /// - Parameters:
     ///   - tokenURI: overrides the service account's `token_uri` (tests).
     ///   - failureHoldoff: how long a failed mint is remembered before trying again.
-    public init(
+    package init(
         account: ServiceAccount, tokenURI: String? = nil, scope: String = OAuthTokenCache.firebaseMessagingScope,
         http: any HTTPTransport, failureHoldoff: Duration = .seconds(5), now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -57,7 +55,7 @@ public actor OAuthTokenCache {
     }
 
     /// A valid access token: the cached one, or a freshly minted one.
-    public func token() async throws(Failure) -> String {
+    package func token() async throws(Failure) -> String {
         let t = now()
         if let current, t < current.refreshAt { return current.value }
         if let lastFailure, t < lastFailure.until { throw lastFailure.failure }
@@ -88,7 +86,7 @@ public actor OAuthTokenCache {
     /// Forgets `token` (FCM answered 401 to it) so the next ``token()`` mints a new one. A token
     /// that was already replaced is ignored: many requests failing with the same old token
     /// cause one new mint, not many.
-    public func invalidate(_ token: String) {
+    package func invalidate(_ token: String) {
         if current?.value == token { current = nil }
     }
 

@@ -1,12 +1,12 @@
 import Dispatch
-public import Foundation
-public import Logging
+package import Foundation
+package import Logging
 import Synchronization
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import HearthKit
+package import HearthStore
+import HearthSchedule
 
-/// Delivers the outbox (SPEC §8): the messages jobs committed to `.hearth/outbox/pending/`,
+/// Delivers the outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters): the messages jobs committed to `.hearth/outbox/pending/`,
 /// after their commit, at least once, each under its stable id.
 ///
 /// - **Events** go to every `[[webhooks]]` endpoint whose `events` filter names their type (an
@@ -45,20 +45,20 @@ public import HearthSchedule
 ///
 /// Logs and message files' `lastError` never contain a secret, a full device token (only its
 /// last 6 characters) or a URL's path and query.
-public struct OutboxDeliverer: Sendable {
+package struct OutboxDeliverer: Sendable {
     /// Limits and delays.
-    public struct Options: Sendable {
-        public var maxAttempts: Int
-        public var maxAge: Duration
-        public var concurrency: Int
+    package struct Options: Sendable {
+        package var maxAttempts: Int
+        package var maxAge: Duration
+        package var concurrency: Int
         /// The shortest delay before a retry (no `Retry-After`).
-        public var backoffMin: Duration = .seconds(30)
+        package var backoffMin: Duration = .seconds(30)
         /// The longest delay before a retry (no `Retry-After`).
-        public var backoffMax: Duration = .seconds(3600)
+        package var backoffMax: Duration = .seconds(3600)
         /// How long a token-removal commit waits for the writers' lock.
-        public var lockTimeout: Duration
+        package var lockTimeout: Duration
 
-        public init(outbox: OutboxConfig = OutboxConfig(), lockTimeout: Duration = .seconds(30)) {
+        package init(outbox: OutboxConfig = OutboxConfig(), lockTimeout: Duration = .seconds(30)) {
             maxAttempts = max(1, outbox.maxAttempts)
             maxAge = outbox.maxAge
             concurrency = max(1, outbox.concurrency)
@@ -66,9 +66,9 @@ public struct OutboxDeliverer: Sendable {
         }
     }
 
-    public let data: DataDirectory
-    public let webhooks: [WebhookConfig]
-    public let options: Options
+    package let data: DataDirectory
+    package let webhooks: [WebhookConfig]
+    package let options: Options
     let sender: WebhookSender
     let pushProvider: (any PushProvider)?
     let environment: [String: String]
@@ -81,7 +81,7 @@ public struct OutboxDeliverer: Sendable {
     ///   - pushProvider: where pushes go; nil for `provider = "none"`.
     ///   - environment: where `secretEnv` secrets are looked up (the process environment).
     ///   - clock: the wall clock for delivery timestamps and retry times.
-    public init(
+    package init(
         webhooks: [WebhookConfig], data: DataDirectory, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
         logger: Logger, options: Options = Options(), environment: [String: String] = ProcessInfo.processInfo.environment,
         clock: @escaping @Sendable () -> Date = { Date() }
@@ -112,7 +112,7 @@ public struct OutboxDeliverer: Sendable {
 
     /// Delivers every pending message due at `now` (one attempt each) and reports what happened.
     /// Never throws: failures are in the report and the log.
-    public func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
+    package func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
         var report = OutboxDeliveryReport()
         let listing: OutboxStore.PendingListing
         do {
@@ -156,7 +156,7 @@ public struct OutboxDeliverer: Sendable {
 
     /// The earliest time a pending message is due (now or in the past when one is due
     /// already); nil when nothing is pending. For the daemon's sleep.
-    public func nextDueDate() -> Date? {
+    package func nextDueDate() -> Date? {
         guard let messages = try? OutboxStore.messages(in: .pending, data: data) else { return nil }
         return messages.map(\.dueAt).min()
     }
@@ -313,7 +313,8 @@ public struct OutboxDeliverer: Sendable {
                 if let endpoint = webhooks.first(where: { $0.name == targets[index].name }) {
                     let first = pass.disabled.withLock { $0.insert(endpoint.name).inserted }
                     do {
-                        try DisabledEndpoints(data: data).disable(endpoint, reason: reason, at: at)
+                        let data = self.data
+                        try await BlockingIO.run { () throws(any Error) in try DisabledEndpoints(data: data).disable(endpoint, reason: reason, at: at) }
                     } catch {
                         logger.error("cannot record the disabled webhook endpoint \(endpoint.name): \(error)")
                     }

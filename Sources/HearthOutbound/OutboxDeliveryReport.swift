@@ -1,39 +1,37 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Foundation
+package import HearthKit
 
 /// What one delivery pass (``OutboxDeliverer/deliverDue(now:)``) did, counted in messages.
-public struct OutboxDeliveryReport: Sendable, Equatable {
+package struct OutboxDeliveryReport: Sendable, Equatable {
     /// Finished: every target delivered (or its token removed, or its endpoint disabled by a 410).
-    public var delivered = 0
+    package var delivered = 0
     /// Attempted, not finished, scheduled again.
-    public var retrying = 0
+    package var retrying = 0
     /// Moved to `dead/`.
-    public var deadLettered = 0
+    package var deadLettered = 0
     /// Moved to `dropped/`: nothing to deliver to.
-    public var dropped = 0
+    package var dropped = 0
     /// Claimed by another deliverer at the moment; left alone.
-    public var busy = 0
+    package var busy = 0
     /// Pending but not due yet.
-    public var notDue = 0
+    package var notDue = 0
     /// Device tokens removed from users' documents.
-    public var tokensRemoved = 0
+    package var tokensRemoved = 0
     /// Webhook endpoints disabled by a 410.
-    public var endpointsDisabled = 0
+    package var endpointsDisabled = 0
     /// The earliest time a message still pending is due, if any (for a message another
     /// deliverer held, a time to look again).
-    public var nextDue: Date?
+    package var nextDue: Date?
     /// Failures of the outbox itself (unreadable directory, a write that failed).
-    public var errors: [String] = []
+    package var errors: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether the pass attempted anything.
-    public var attemptedAny: Bool { delivered + retrying + deadLettered + dropped > 0 }
+    package var attemptedAny: Bool { delivered + retrying + deadLettered + dropped > 0 }
 
     /// `Outbox: 3 delivered, 1 retrying, 0 dead-lettered, 2 dropped.` (plus the notable extras)
-    public var summaryLine: String {
+    package var summaryLine: String {
         var s = "Outbox: \(delivered) delivered, \(retrying) retrying, \(deadLettered) dead-lettered, \(dropped) dropped"
         if notDue > 0 { s += ", \(notDue) not due yet" }
         if busy > 0 { s += ", \(busy) being delivered by another process" }
@@ -43,7 +41,7 @@ public struct OutboxDeliveryReport: Sendable, Equatable {
     }
 
     /// The stable JSON form (`hearth outbox deliver --format json`).
-    public var json: JSONObject {
+    package var json: JSONObject {
         JSONObject([
             ("delivered", .int(Int64(delivered))), ("retrying", .int(Int64(retrying))), ("deadLettered", .int(Int64(deadLettered))),
             ("dropped", .int(Int64(dropped))), ("busy", .int(Int64(busy))), ("notDue", .int(Int64(notDue))),

@@ -1,9 +1,9 @@
 import HearthKit
-public import HearthStore
+package import HearthStore
 
 extension OutboxEnvelope {
     /// The push this message carries (pushes only), addressed to `tokens`.
-    public func push(tokens: [String]) -> PushNotification {
+    package func push(tokens: [String]) -> PushNotification {
         let p = payload
         var data: [String: String] = [:]
         if let d = p["data"]?.objectValue {

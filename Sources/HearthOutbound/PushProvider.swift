@@ -1,21 +1,19 @@
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+import HearthKit
 /// One push notification for one user, as queued in the outbox by a job.
 ///
 /// The payload of an outbox message of kind `.push` is
 /// `{"userId", "tokens": [...], "title", "body", "data": {String: String}, "badge"?}`;
 /// `tokens` are the user's device tokens when the job queued it.
-public struct PushNotification: Sendable, Equatable {
-    public var messageID: String
-    public var userID: String
-    public var tokens: [String]
-    public var title: String
-    public var body: String
-    public var data: [String: String]
-    public var badge: Int?
+package struct PushNotification: Sendable, Equatable {
+    package var messageID: String
+    package var userID: String
+    package var tokens: [String]
+    package var title: String
+    package var body: String
+    package var data: [String: String]
+    package var badge: Int?
 
-    public init(messageID: String, userID: String, tokens: [String], title: String, body: String, data: [String: String] = [:], badge: Int? = nil) {
+    package init(messageID: String, userID: String, tokens: [String], title: String, body: String, data: [String: String] = [:], badge: Int? = nil) {
         self.messageID = messageID
         self.userID = userID
         self.tokens = tokens
@@ -27,7 +25,7 @@ public struct PushNotification: Sendable, Equatable {
 }
 
 /// What happened to one push for one device token.
-public enum PushSendResult: Sendable, Equatable {
+package enum PushSendResult: Sendable, Equatable {
     case delivered
     /// The provider says the token is dead (FCM `UNREGISTERED`, APNs 410): remove it from the
     /// user's document and drop this push for it.
@@ -40,7 +38,7 @@ public enum PushSendResult: Sendable, Equatable {
 
 /// A push service (FCM HTTP v1, APNs, a signed webhook). Implementations never log or
 /// return full tokens, keys or access tokens in reasons.
-public protocol PushProvider: Sendable {
+package protocol PushProvider: Sendable {
     /// `"fcm"`, `"apns"`, `"webhook"`.
     var name: String { get }
     func send(_ push: PushNotification, to token: String) async -> PushSendResult

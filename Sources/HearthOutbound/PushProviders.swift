@@ -1,12 +1,12 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+import Foundation
+package import HearthKit
+import HearthStore
+import HearthSchedule
 
-/// Builds the configured push provider (`[push] provider`, SPEC §6 and §8), reading its
+/// Builds the configured push provider (`[push] provider`, docs/configuration.md#keys and docs/push.md), reading its
 /// credentials from their files or environment variables. Errors name the file or variable and
 /// the field, never a secret.
-public enum PushProviders {
+package enum PushProviders {
     /// The provider for `push`, or nil for `provider = "none"`.
     ///
     /// - FCM: the service account JSON from `serviceAccountFile`, or from `serviceAccountEnv`
@@ -14,7 +14,7 @@ public enum PushProviders {
     ///   `GOOGLE_APPLICATION_CREDENTIALS` does).
     /// - APNs: the `.p8` key (PEM) from `keyFile`, or from `keyEnv` (the PEM itself or a path).
     /// - Webhook: the signing secret from `secretFile` or `secretEnv`.
-    public static func make(
+    package static func make(
         push p: PushConfig, http: any HTTPTransport, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(PushSetupError) -> (any PushProvider)? {
         switch p.provider {

@@ -1,7 +1,5 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthSchedule
 
 /// Keeps credentials out of push results: provider error text is cut to a sane length and any
 /// occurrence of the device token (or another secret) is replaced by its last 6 characters.

@@ -1,7 +1,5 @@
 import Crypto
 import HearthKit
-import HearthStore
-import HearthSchedule
 
 /// A short, stable, non-reversible name for a device token (ids, log lines).
 enum PushTokenHash {

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import HearthKit
 import HearthStore
-import HearthSchedule
 
 /// Removes device tokens a push service declared dead (FCM `UNREGISTERED`, APNs 410) from the
 /// users' documents: `fcmTokens` (array), the older `fcmToken` (string) and `apnsTokens`
@@ -56,15 +55,12 @@ actor PushTokenRemover {
             waiting = []
             let data = self.data
             let timeout = lockTimeout
-            let result: Result<Void, Failure> = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    do {
-                        try Self.commit(batch, data: data, lockTimeout: timeout)
-                        continuation.resume(returning: .success(()))
-                    } catch {
-                        continuation.resume(returning: .failure(Failure(description: "removing dead device tokens from users/: \(error)")))
-                    }
-                }
+            let result: Result<Void, Failure>
+            do {
+                try await BlockingIO.run { () throws(any Error) in try Self.commit(batch, data: data, lockTimeout: timeout) }
+                result = .success(())
+            } catch {
+                result = .failure(Failure(description: "removing dead device tokens from users/: \(error)"))
             }
             for w in waiters { w.resume(returning: result) }
         }

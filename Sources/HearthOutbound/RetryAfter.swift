@@ -1,13 +1,11 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Foundation
+import HearthKit
 
 /// The `Retry-After` response header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The delay the header asks for, from `now`; nil when absent or unreadable. A date in the
     /// past gives zero; delays are capped at one day.
-    public static func delay(_ value: String?, now: Date) -> Duration? {
+    package static func delay(_ value: String?, now: Date) -> Duration? {
         guard let raw = value?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
         if raw.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             guard let seconds = Int64(raw.prefix(9)) else { return nil }

@@ -1,20 +1,18 @@
-public import _CryptoExtras
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import _CryptoExtras
+import HearthKit
 
 /// A Google service account key, the JSON file downloaded from the Firebase console
 /// (Project settings → Service accounts → Generate new private key).
 ///
 /// Only the fields FCM needs are kept: `client_email`, `private_key` (PEM, RSA),
 /// `token_uri` and `project_id`. ``description`` never shows the key.
-public struct ServiceAccount: Sendable, CustomStringConvertible {
-    public var clientEmail: String
-    public var projectID: String
-    public var tokenURI: String
-    public var privateKey: _RSA.Signing.PrivateKey
+package struct ServiceAccount: Sendable, CustomStringConvertible {
+    package var clientEmail: String
+    package var projectID: String
+    package var tokenURI: String
+    package var privateKey: _RSA.Signing.PrivateKey
 
-    public init(clientEmail: String, projectID: String, tokenURI: String, privateKey: _RSA.Signing.PrivateKey) {
+    package init(clientEmail: String, projectID: String, tokenURI: String, privateKey: _RSA.Signing.PrivateKey) {
         self.clientEmail = clientEmail
         self.projectID = projectID
         self.tokenURI = tokenURI
@@ -23,7 +21,7 @@ public struct ServiceAccount: Sendable, CustomStringConvertible {
 
     /// Parses the service account JSON. `source` names where it came from (a file path or
     /// `$VARIABLE`) for the error messages.
-    public static func parse(_ bytes: [UInt8], source: String) throws(PushSetupError) -> ServiceAccount {
+    package static func parse(_ bytes: [UInt8], source: String) throws(PushSetupError) -> ServiceAccount {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
             throw PushSetupError("\(source): the service account file is not valid JSON (\(error)); download it again from the Firebase console (Project settings → Service accounts)")
@@ -57,5 +55,5 @@ public struct ServiceAccount: Sendable, CustomStringConvertible {
         return ServiceAccount(clientEmail: email, projectID: project, tokenURI: tokenURI, privateKey: key)
     }
 
-    public var description: String { "service account \(clientEmail) (project \(projectID))" }
+    package var description: String { "service account \(clientEmail) (project \(projectID))" }
 }

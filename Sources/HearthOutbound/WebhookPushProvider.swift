@@ -1,9 +1,7 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Foundation
+package import HearthKit
 
-/// Push through the app's own gateway (`provider = "webhook"`, SPEC §8): each push to each
+/// Push through the app's own gateway (`provider = "webhook"`, docs/push.md): each push to each
 /// device token is one Standard-Webhooks-signed POST (see ``WebhookSender``) of type
 /// `push.send` with data `{userId, token, title, body, data, badge}` (`badge` null when none).
 ///
@@ -11,21 +9,21 @@ public import HearthSchedule
 /// retries, different per device, and free of the token itself. 2xx is delivered; 410 means the
 /// gateway is gone (permanent failure); anything else, and any transport failure, is retried.
 /// The gateway never causes a token to be removed.
-public struct WebhookPushProvider: PushProvider {
-    public let name = "webhook"
-    public let url: String
+package struct WebhookPushProvider: PushProvider {
+    package let name = "webhook"
+    package let url: String
     private let secret: WebhookSecret
     private let sender: WebhookSender
     private let now: @Sendable () -> Date
 
-    public init(url: String, secret: WebhookSecret, http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(url: String, secret: WebhookSecret, http: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() }) {
         self.url = url
         self.secret = secret
         self.sender = WebhookSender(transport: http)
         self.now = now
     }
 
-    public func send(_ push: PushNotification, to token: String) async -> PushSendResult {
+    package func send(_ push: PushNotification, to token: String) async -> PushSendResult {
         let t = now()
         let body = WebhookSender.body(type: "push.send", timestamp: t, data: Self.data(push, token: token))
         let id = Self.webhookID(messageID: push.messageID, token: token)
@@ -38,7 +36,7 @@ public struct WebhookPushProvider: PushProvider {
     }
 
     /// The event's `data`.
-    public static func data(_ push: PushNotification, token: String) -> JSONObject {
+    package static func data(_ push: PushNotification, token: String) -> JSONObject {
         JSONObject([
             ("userId", .string(push.userID)), ("token", .string(token)), ("title", .string(push.title)), ("body", .string(push.body)),
             ("data", .object(JSONObject(push.data.keys.sorted().map { ($0, .string(push.data[$0]!)) }))),
@@ -46,7 +44,7 @@ public struct WebhookPushProvider: PushProvider {
         ])
     }
 
-    public static func webhookID(messageID: String, token: String) -> String {
+    package static func webhookID(messageID: String, token: String) -> String {
         messageID + "." + PushTokenHash.short(token)
     }
 }

@@ -1,26 +1,26 @@
 import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+import HearthKit
+import HearthStore
+import HearthSchedule
 
 /// A webhook signing key, read at delivery time from `secretFile` (trailing newline trimmed)
 /// or `secretEnv`. Its description never shows the key.
-public struct WebhookSecret: Sendable, CustomStringConvertible {
+package struct WebhookSecret: Sendable, CustomStringConvertible {
     /// The HMAC key bytes (see ``WebhookSignature/key(fromSecret:)``).
-    public let key: [UInt8]
+    package let key: [UInt8]
 
-    public init(key: [UInt8]) { self.key = key }
+    package init(key: [UInt8]) { self.key = key }
 
     /// Parses the secret text as configured (`whsec_…` or a plain secret).
-    public init(secret: String) throws(WebhookSecretError) {
+    package init(secret: String) throws(WebhookSecretError) {
         key = try WebhookSignature.key(fromSecret: secret)
     }
 
-    public var description: String { "WebhookSecret(redacted)" }
+    package var description: String { "WebhookSecret(redacted)" }
 
     /// Reads the secret from `file` (when set) or else the environment variable `env`.
     /// A trailing `\n` (or `\r\n`) in the file is not part of the secret.
-    public static func load(file: String?, env: String?, environment: [String: String]) throws(WebhookSecretError) -> WebhookSecret {
+    package static func load(file: String?, env: String?, environment: [String: String]) throws(WebhookSecretError) -> WebhookSecret {
         if let file {
             let bytes: [UInt8]?
             do { bytes = try FileIO.readSmallFile(file) } catch {

@@ -1,18 +1,16 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthSchedule
+package import Foundation
+package import HearthKit
 
-/// Sends one Standard Webhooks message to one endpoint and says what the answer means (SPEC §8):
+/// Sends one Standard Webhooks message to one endpoint and says what the answer means (docs/outbox-and-webhooks.md#delivery-retries-dead-letters):
 /// `POST` with `Content-Type: application/json`, `webhook-id`, `webhook-timestamp` (Unix seconds
 /// at sending) and `webhook-signature`. 2xx is delivered; 410 means the endpoint is gone; any
 /// other status (3xx included: redirects are never followed) and any transport failure is
 /// retried later, honouring `Retry-After`.
 ///
 /// Reasons never contain the URL's path or query (they can carry secrets), the body or a header.
-public struct WebhookSender: Sendable {
+package struct WebhookSender: Sendable {
     /// The meaning of one attempt.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A 2xx response.
         case delivered(status: Int)
         /// 410 Gone: the receiver asks not to be called again.
@@ -23,21 +21,21 @@ public struct WebhookSender: Sendable {
         case cancelled
     }
 
-    public let transport: any HTTPTransport
+    package let transport: any HTTPTransport
 
-    public init(transport: any HTTPTransport) {
+    package init(transport: any HTTPTransport) {
         self.transport = transport
     }
 
     /// The body: `{"type": TYPE, "timestamp": ISO-8601, "data": {...}}`, compact JSON.
-    public static func body(type: String, timestamp: Date, data: JSONObject) -> [UInt8] {
+    package static func body(type: String, timestamp: Date, data: JSONObject) -> [UInt8] {
         Array(JSONWriter.compact(.object(JSONObject([
             ("type", .string(type)), ("timestamp", Timestamp.json(timestamp)), ("data", .object(data)),
         ]))).utf8)
     }
 
     /// The signed request for `body`, stamped `timestamp` (Unix seconds).
-    public static func request(url: String, id: String, timestamp: Int64, body: [UInt8], secret: WebhookSecret) -> HTTPRequest {
+    package static func request(url: String, id: String, timestamp: Int64, body: [UInt8], secret: WebhookSecret) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: url,
             headers: [
@@ -50,7 +48,7 @@ public struct WebhookSender: Sendable {
     }
 
     /// Signs and sends `body` to `url` as message `id`, stamped with `now`.
-    public func send(url: String, id: String, body: [UInt8], secret: WebhookSecret, now: Date) async -> Outcome {
+    package func send(url: String, id: String, body: [UInt8], secret: WebhookSecret, now: Date) async -> Outcome {
         let timestamp = Int64(now.timeIntervalSince1970.rounded(.down))
         let request = Self.request(url: url, id: id, timestamp: timestamp, body: body, secret: secret)
         let response: HTTPResponse
@@ -64,7 +62,7 @@ public struct WebhookSender: Sendable {
     }
 
     /// What a response means for a webhook.
-    public static func classify(_ response: HTTPResponse, now: Date) -> Outcome {
+    package static func classify(_ response: HTTPResponse, now: Date) -> Outcome {
         switch response.status {
         case 200...299: return .delivered(status: response.status)
         case 410: return .gone

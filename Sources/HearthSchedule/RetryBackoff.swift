@@ -1,4 +1,4 @@
-public import HearthKit
+import HearthKit
 /// Delays between a failed attempt and its retry, and before a run (`jitter`).
 ///
 /// Retry `n` (1 for the first retry) waits a uniformly random time in
@@ -6,9 +6,9 @@ public import HearthKit
 /// up to `backoff.max` ("exponential with full jitter"), and no retry comes sooner than
 /// `backoff.min`. With `min = 10s, max = 5m`: retry 1 in [10 s, 20 s], retry 2 in [10 s, 40 s],
 /// retry 3 in [10 s, 80 s], …, from retry 5 on in [10 s, 5 m].
-public enum RetryBackoff {
+package enum RetryBackoff {
     /// The range retry `n` (1-based) waits in.
-    public static func bounds(retry n: Int, min: Duration, max: Duration) -> ClosedRange<Duration> {
+    package static func bounds(retry n: Int, min: Duration, max: Duration) -> ClosedRange<Duration> {
         let lower = min
         let factor = Double(1 << Swift.min(Swift.max(n, 1), 40))
         let ceilingSeconds = DurationFormat.seconds(min) * factor
@@ -17,12 +17,12 @@ public enum RetryBackoff {
     }
 
     /// A random delay for retry `n`, within ``bounds(retry:min:max:)``.
-    public static func delay(retry n: Int, min: Duration, max: Duration, using generator: inout some RandomNumberGenerator) -> Duration {
+    package static func delay(retry n: Int, min: Duration, max: Duration, using generator: inout some RandomNumberGenerator) -> Duration {
         uniform(bounds(retry: n, min: min, max: max), using: &generator)
     }
 
     /// A random delay in `[0, jitter]` (zero when `jitter` is zero).
-    public static func jitter(_ jitter: Duration, using generator: inout some RandomNumberGenerator) -> Duration {
+    package static func jitter(_ jitter: Duration, using generator: inout some RandomNumberGenerator) -> Duration {
         uniform(.zero...jitter, using: &generator)
     }
 

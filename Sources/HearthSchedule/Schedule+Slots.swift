@@ -1,10 +1,10 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+import HearthKit
 
 extension Schedule {
     /// Every fire time `t` with `from <= t <= through`, in order, at most `limit` of them
     /// (the earliest). Used for missed slots (catch-up) and `hearth backfill`.
-    public func slots(from: Date, through: Date, in zone: TimeZone, limit: Int = Int.max) -> [Date] {
+    package func slots(from: Date, through: Date, in zone: TimeZone, limit: Int = Int.max) -> [Date] {
         guard from <= through, limit > 0 else { return [] }
         var result: [Date] = []
         var cursor = from.addingTimeInterval(-1)

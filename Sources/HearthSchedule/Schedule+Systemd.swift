@@ -1,8 +1,8 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+import HearthKit
 
 /// How a `Schedule` maps onto a systemd timer's `OnCalendar=` setting.
-public enum SystemdCalendar: Sendable, Equatable {
+package enum SystemdCalendar: Sendable, Equatable {
     /// An `OnCalendar=` value in systemd.time(7) syntax with the zone appended, e.g.
     /// `Mon *-*-* 00:05:00 America/Chicago`. Away from DST transitions its elapses (as printed
     /// by `systemd-analyze calendar`) equal `Schedule.fireTimes`; see `Schedule.dstNote` for
@@ -24,7 +24,7 @@ extension Schedule {
     ///   epoch while a calendar repetition restarts every hour, day or month.
     /// Intervals that do divide evenly are written in UTC (`every 15 minutes` →
     /// `*-*-* *:00/15:00 UTC`), as they are anchored in UTC.
-    public func systemdOnCalendar(timeZone: TimeZone) -> SystemdCalendar {
+    package func systemdOnCalendar(timeZone: TimeZone) -> SystemdCalendar {
         switch rule {
         case .interval(let period):
             return Self.systemdInterval(period, expression: expression)
@@ -52,7 +52,7 @@ extension Schedule {
     /// `systemd-analyze calendar` in the tests. systemd 252 also has quirks of its own on
     /// DST-change days that the model does not predict (e.g. `*-*-01/7 00:00:00` chains can
     /// skip the midnight of the change day), so treat the note as a lower bound.
-    public func dstNote(timeZone: TimeZone, from start: Date = Date(), years: Int = 5) -> String? {
+    package func dstNote(timeZone: TimeZone, from start: Date = Date(), years: Int = 5) -> String? {
         guard case .cron(let fields) = rule,
               case .exact = systemdOnCalendar(timeZone: timeZone),
               Self.supportedSeconds.contains(start.timeIntervalSince1970)

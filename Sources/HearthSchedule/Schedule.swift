@@ -1,5 +1,5 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+import HearthKit
 
 /// When a job runs: a cron expression, a macro, or a fixed interval.
 ///
@@ -30,7 +30,7 @@ public import HearthKit
 /// Equality and hashing compare what the schedule *means*, not how it was spelled:
 /// `@daily == 0 0 * * *`, but `*/15 * * * *` differs from `0-59/15 * * * *` (only the former
 /// follows the wall clock through DST, as explained above).
-public struct Schedule: Sendable, Hashable, CustomStringConvertible {
+package struct Schedule: Sendable, Hashable, CustomStringConvertible {
     enum Rule: Sendable, Hashable {
         case cron(CronFields)
         /// Fires at every multiple of `seconds` after the Unix epoch.
@@ -38,27 +38,27 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The expression as written, with runs of whitespace collapsed to one space.
-    public let expression: String
+    package let expression: String
     let rule: Rule
 
     /// Parses a schedule; `every N seconds` is rejected.
-    public init(parsing expression: String) throws(ScheduleError) {
+    package init(parsing expression: String) throws(ScheduleError) {
         try self.init(parsing: expression, allowSeconds: false)
     }
 
     /// Parses a schedule. `allowSeconds` admits `every N seconds`, which the daemon enables
     /// only when the configuration asks for it explicitly (for tests).
-    public init(parsing expression: String, allowSeconds: Bool) throws(ScheduleError) {
+    package init(parsing expression: String, allowSeconds: Bool) throws(ScheduleError) {
         let normalized = expression.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         self.rule = try CronParser.parse(normalized, allowSeconds: allowSeconds)
         self.expression = normalized
     }
 
-    public var description: String { expression }
+    package var description: String { expression }
 
-    public static func == (lhs: Schedule, rhs: Schedule) -> Bool { lhs.rule == rhs.rule }
+    package static func == (lhs: Schedule, rhs: Schedule) -> Bool { lhs.rule == rhs.rule }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(rule) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(rule) }
 
     /// Instants outside this range (seconds since the Unix epoch) have no next fire time:
     /// years 1 to about 9900.
@@ -69,13 +69,13 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Fractions of a second in `date` are ignored except that the result is always later
     /// than `date`. Fire times are whole minutes (whole seconds for second intervals).
-    public func nextFire(after date: Date, in zone: TimeZone) -> Date? {
+    package func nextFire(after date: Date, in zone: TimeZone) -> Date? {
         fireTimes(after: date, in: zone, count: 1).first
     }
 
     /// The next `count` fire times after `date`, in order (fewer if the schedule ends, see
     /// `nextFire(after:in:)`). Equal to chaining `nextFire`, but faster.
-    public func fireTimes(after date: Date, in zone: TimeZone, count: Int) -> [Date] {
+    package func fireTimes(after date: Date, in zone: TimeZone, count: Int) -> [Date] {
         let seconds = date.timeIntervalSince1970
         guard count > 0, Self.supportedSeconds.contains(seconds) else { return [] }
         let base = Int64(seconds.rounded(.down))

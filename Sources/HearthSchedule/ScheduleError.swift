@@ -1,4 +1,4 @@
-public import HearthKit
+package import HearthKit
 /// Why a schedule expression was rejected.
 ///
 /// The description names the part that is wrong, the offending text, the problem and what
@@ -8,21 +8,21 @@ public import HearthKit
 ///     accepted: 0-23, lists (1,5), ranges (1-5), steps (*/2)
 ///
 /// (on one line). Config loading shows it as is.
-public struct ScheduleError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ScheduleError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The whole expression as written.
-    public let expression: String
+    package let expression: String
     /// The part that is wrong: a cron field (`"minute"`, `"hour"`, `"day-of-month"`,
     /// `"month"`, `"day-of-week"`), or `"interval"`, `"macro"` or `"expression"` (the
     /// overall shape, e.g. a wrong number of fields).
-    public let field: String
+    package let field: String
     /// The offending text (a field, a list item, a number, a unit...).
-    public let value: String
+    package let value: String
     /// What is wrong with `value`, e.g. `"is out of range"`.
-    public let problem: String
+    package let problem: String
     /// What would have been accepted in its place.
-    public let accepted: String
+    package let accepted: String
 
-    public init(expression: String, field: String, value: String, problem: String, accepted: String) {
+    package init(expression: String, field: String, value: String, problem: String, accepted: String) {
         self.expression = expression
         self.field = field
         self.value = value
@@ -30,7 +30,7 @@ public struct ScheduleError: Error, Sendable, Hashable, CustomStringConvertible 
         self.accepted = accepted
     }
 
-    public var description: String {
+    package var description: String {
         let subject: String
         switch field {
         case "expression":

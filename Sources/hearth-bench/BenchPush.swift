@@ -2,9 +2,8 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthOutbound
-import HearthHost
+import HearthHTTP
 
 extension HearthBench {
     /// `hearth bench-push`: the provider-level push benchmark — N pushes straight through

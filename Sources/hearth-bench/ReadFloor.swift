@@ -2,12 +2,9 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthOutbound
-import HearthHost
 
 extension HearthBench {
-    /// `hearth read-floor DIR`: the benchmark floor of SPEC §11 — the time to merely read every
+    /// `hearth read-floor DIR`: the benchmark floor of docs/performance.md#the-jobs-at-1k-10k-and-100k-users — the time to merely read every
     /// document's bytes under a data directory on all cores, with the same file reader the
     /// jobs use (no parsing). Hidden: it exists for `scripts/bench.py`.
     struct ReadFloor: AsyncParsableCommand {

@@ -1,10 +1,5 @@
 import ArgumentParser
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 
 /// The `hearth` command: runs jobs once, as a plan, or on a schedule.
 @main

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import HearthTestSupport
 
-@Suite("bad input end to end", .enabled(if: HearthProcess.available, "build the hearth executable first (swift build)"))
+@Suite("bad input end to end")
 struct BadInputTests {
     /// A data directory with one invalid document of each kind beside valid ones.
-    func makeData(_ s: Scratch) throws -> String {
+    func makeData(_ s: TempDirectory) throws -> String {
         try s.write("d/users/ok.json", #"{"name": "Ok", "totalPointsGifted": 150, "giftsGiven": 3}"#)
         try s.write("d/users/badjson.json", #"{"name": "#)
         try s.write("d/users/list.json", "[1, 2]")
@@ -26,7 +27,7 @@ struct BadInputTests {
     ]
 
     @Test func skipWarnsAboutEveryInvalidDocumentAndNeverRewritesIt() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = try makeData(s)
         let before = TreeSnapshot(data)
@@ -45,7 +46,7 @@ struct BadInputTests {
     }
 
     @Test func failExitsSixtyFiveAndCommitsNothing() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = try makeData(s)
         try s.write("hearth.toml", "dataDir = \"d\"\n[defaults]\nonInvalidDocument = \"fail\"\n")
@@ -57,7 +58,7 @@ struct BadInputTests {
     }
 
     @Test func checkNamesEveryInvalidDocumentAndExitsSixtyFive() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = try makeData(s)
         try s.write("d/users/notes.txt", "not a document")
@@ -66,7 +67,7 @@ struct BadInputTests {
         for issue in Self.expectedIssues.sorted() { #expect(r.stdout.contains("invalid: \(issue)\n"), "missing: \(issue)") }
         #expect(r.stdout.contains("ignored: users/notes.txt (not a .json document)\n"))
 
-        let clean = try Scratch()
+        let clean = try TempDirectory("hearth-e2e")
         defer { clean.remove() }
         try clean.write("d/users/a.json", #"{"name": "A"}"#)
         let ok = try HearthProcess.run(["check", "--data", clean.path + "/d"])
@@ -86,7 +87,7 @@ struct BadInputTests {
         ("dataDir = \"d\"\n[defaults\n", "hearth.toml:2:"),
     ])
     func badConfigurationExitsSeventyEightNamingTheLine(config: String, message: String) throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("hearth.toml", config)
         try s.write("d/users/a.json", "{}")
@@ -96,7 +97,7 @@ struct BadInputTests {
     }
 
     @Test func usageErrorsExitSixtyFourWithTheAcceptedValues() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/a.json", "{}")
         let unknown = try HearthProcess.run(["run", "nope", "--data", s.path + "/d"])
@@ -110,7 +111,7 @@ struct BadInputTests {
     }
 
     @Test func aBusyLockExitsSeventyFiveNamingTheHolder() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/a.json", #"{"totalPointsGifted": 5}"#)
         try s.write("hearth.toml", "dataDir = \"d\"\nlockTimeout = \"1s\"\n")

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
+import HearthTestSupport
 
-@Suite("crash safety and conflicts", .enabled(if: HearthProcess.available, "build the hearth executable first (swift build)"))
+@Suite("crash safety and conflicts")
 struct CommitSafetyTests {
     /// Kills a committing `hearth run` with SIGKILL at random points, then checks that after
     /// the next writing command the data is exactly all-before or all-after.
     @Test func sigkillDuringCommitLeavesAllBeforeOrAllAfter() throws {
         let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 200
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let pristine = s.path + "/pristine"
         #expect(try HearthProcess.run(["seed", "--out", pristine, "--users", "40", "--seed", "3"]).status == 0)
@@ -62,7 +63,7 @@ struct CommitSafetyTests {
     /// Another process changes a user between the job's read and its commit: the run notices
     /// at commit, re-runs from scratch, and the other writer's change survives.
     @Test func aConcurrentChangeIsDetectedReRunAndNotLost() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/alice.json", #"{"name": "Alice", "totalPointsGifted": 150, "giftsGiven": 3}"#)
         try s.write("d/users/bob.json", #"{"name": "Bob", "totalPointsGifted": 50, "giftsGiven": 1}"#)

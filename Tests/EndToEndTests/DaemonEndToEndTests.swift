@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
 import Testing
+import HearthTestSupport
 
 /// The real `hearth daemon` on a temp data directory: runs on an every-2-seconds schedule
 /// (allowed only because the config says `allowSecondIntervals = true`), reloads on SIGHUP
 /// (keeping its configuration when the new one is invalid), stops on SIGTERM with exit 0, and
 /// talks to systemd's notify socket.
-@Suite("Daemon end to end", .enabled(if: HearthProcess.available, "the hearth binary is not built"))
+@Suite("Daemon end to end")
 struct DaemonEndToEndTests {
     struct Record {
         var logicalTime: Date
@@ -28,7 +29,7 @@ struct DaemonEndToEndTests {
         return text
     }
 
-    static func records(_ dir: Scratch) throws -> [Record] {
+    static func records(_ dir: TempDirectory) throws -> [Record] {
         let r = try HearthProcess.run(["history", "leaderboard-rebuild", "--config", "hearth.toml", "--limit", "1000", "--format", "json"], in: dir.path)
         guard r.status == 0, let array = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] else { return [] }
         let formatter = ISO8601DateFormatter()
@@ -40,7 +41,7 @@ struct DaemonEndToEndTests {
     }
 
     /// Polls until `condition` holds for the records (at most `timeout`).
-    static func waitForRecords(_ dir: Scratch, timeout: TimeInterval, _ condition: ([Record]) -> Bool) async throws -> [Record] {
+    static func waitForRecords(_ dir: TempDirectory, timeout: TimeInterval, _ condition: ([Record]) -> Bool) async throws -> [Record] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let r = try records(dir)
@@ -76,7 +77,7 @@ struct DaemonEndToEndTests {
     }
 
     @Test func theDaemonRunsTheScheduleReloadsOnSIGHUPAndStopsOnSIGTERM() async throws {
-        let dir = try Scratch()
+        let dir = try TempDirectory("hearth-e2e")
         defer { dir.remove() }
         let seed = try HearthProcess.run(["seed", "--out", "data", "--users", "20"], in: dir.path)
         try #require(seed.status == 0, "\(seed.stderr)")

@@ -3,9 +3,10 @@ import HearthKit
 import HearthStore
 import HearthHost
 import Testing
+import HearthTestSupport
 
 /// The outbox through the real `hearth` binary and a real webhook receiver on 127.0.0.1.
-@Suite("outbox end to end", .enabled(if: HearthProcess.available, "build the hearth executable first (swift build)"))
+@Suite("outbox end to end")
 struct OutboxEndToEndTests {
     static let hookSecret = "whsec_" + Data("e2e-hook-signing-key-\(UUID().uuidString)".utf8).base64EncodedString()
 
@@ -51,7 +52,7 @@ struct OutboxEndToEndTests {
     /// SIGKILL `hearth outbox deliver` while its requests are in flight: every message is still
     /// pending afterwards, and the next `outbox deliver` sends each one (at least once).
     @Test func aSigkillDuringDeliveryLosesNothingAndTheNextDeliverSendsIt() async throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let receiver = try WebhookReceiverProcess.start(secret: Self.hookSecret)
         defer { receiver.stop() }
@@ -99,7 +100,7 @@ struct OutboxEndToEndTests {
     /// A real run delivers right away; `outbox list|dead|retry` work; and no secret, URL secret
     /// or full device token appears in any output, log line (at debug level) or run record.
     @Test func secretsAndFullTokensNeverAppearInOutputLogsOrRecords() async throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let receiver = try WebhookReceiverProcess.start(secret: Self.hookSecret)
         defer { receiver.stop() }

@@ -3,11 +3,12 @@ import HearthKit
 import HearthStore
 import HearthHost
 import Testing
+import HearthTestSupport
 
 /// The fault harness beyond commit kills (`CommitSafetyTests`): two jobs writing the same
 /// users at once, a disk that fills up mid-run, and SIGKILLs at random points of a batch
 /// delivery. `scripts/fault-harness` runs them with more iterations.
-@Suite("reliability", .serialized, .enabled(if: HearthProcess.available, "build the hearth executable first (swift build)"))
+@Suite("reliability", .serialized)
 struct ReliabilityTests {
     static let now = "2026-11-18T12:00:00Z"
 
@@ -17,7 +18,7 @@ struct ReliabilityTests {
     /// running them one after the other gives. Then the same with the roles swapped.
     @Test(arguments: [("leaderboard-rebuild", "weekly-bonus"), ("weekly-bonus", "leaderboard-rebuild")])
     func twoJobsWritingTheSameUsersAtOnceLoseNoUpdate(held: String, other: String) async throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let pristine = s.path + "/pristine"
         #expect(try HearthProcess.run(["seed", "--out", pristine, "--users", "120", "--seed", "5"]).status == 0)
@@ -54,7 +55,7 @@ struct ReliabilityTests {
     /// is freed and `hearth recover` runs, the data is all-before or all-after, with no temp
     /// file left anywhere. Skipped (with a message) where a tmpfs cannot be mounted.
     @Test func aFullDiskFailsTheRunCleanlyAndLosesNothing() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let mount = s.path + "/mnt"
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
@@ -111,7 +112,7 @@ struct ReliabilityTests {
     /// at least once, the outbox ends empty. `HEARTH_DELIVERY_CRASH_ITERATIONS` (default 10).
     @Test func sigkillsAtRandomPointsOfABatchDeliveryLoseNoMessage() async throws {
         let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_DELIVERY_CRASH_ITERATIONS"] ?? "") ?? 10
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let receiver = try WebhookReceiverProcess.start(secret: OutboxEndToEndTests.hookSecret)
         defer { receiver.stop() }
@@ -173,6 +174,6 @@ struct ReliabilityTests {
         guard statvfs(mount, &st) == 0 else { return }
         let free = Int(st.f_bavail) * Int(st.f_frsize)
         let size = max(0, free - leavingKiB * 1024)
-        FileManager.default.createFile(atPath: mount + "/filler", contents: Data(count: size))
+        _ = FileManager.default.createFile(atPath: mount + "/filler", contents: Data(count: size))
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import HearthTestSupport
 
-@Suite("seed, plan and run end to end", .enabled(if: HearthProcess.available, "build the hearth executable first (swift build)"))
+@Suite("seed, plan and run end to end")
 struct SeedAndPlanTests {
     @Test func seedingTwiceGivesByteIdenticalTrees() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let a = try HearthProcess.run(["seed", "--out", s.path + "/a", "--users", "1000", "--seed", "7"])
         let b = try HearthProcess.run(["seed", "--out", s.path + "/b", "--users", "1000", "--seed", "7"])
@@ -21,7 +22,7 @@ struct SeedAndPlanTests {
     }
 
     @Test func thePlanListsExactlyTheDocumentsTheRealRunWritesAndNothingElseIsTouched() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = s.path + "/d"
         #expect(try HearthProcess.run(["seed", "--out", data, "--users", "300", "--seed", "7"]).status == 0)
@@ -55,7 +56,7 @@ struct SeedAndPlanTests {
     }
 
     @Test func detailedExitcodeIsTwoWhenThePlanHasChanges() throws {
-        let s = try Scratch()
+        let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/a.json", #"{"name": "A", "totalPointsGifted": 150, "giftsGiven": 3}"#)
         let r = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode", "--param", "periods=alltime"])

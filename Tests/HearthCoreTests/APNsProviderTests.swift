@@ -6,8 +6,9 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
-/// APNs (SPEC §8) against `Tests/Servers/fake_apns.py`, which verifies the ES256 provider token
+/// APNs (docs/push.md) against `Tests/Servers/fake_apns.py`, which verifies the ES256 provider token
 /// with the key's public half, checks every `apns-*` header and the body, then answers as the
 /// device token says. HTTP/2 over TLS as `api.push.apple.com` through CURLOPT_CONNECT_TO.
 @Suite("APNs provider", .enabled(if: FakePushService.pythonReady, "needs PyPI h2 and cryptography (scripts/install-deps)"))

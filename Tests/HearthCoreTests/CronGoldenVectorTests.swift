@@ -6,6 +6,7 @@ import Testing
 @testable import HearthSchedule
 @testable import HearthOutbound
 @testable import HearthHost
+import HearthTestSupport
 
 /// Golden next-fire vectors produced by Python's `cronsim` (scripts/gen_cron_vectors.py):
 /// 360 expressions × 5 zones × bases around every DST transition of 2025-2027 × 20 fires.

@@ -6,6 +6,7 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
 @Suite("Data directory")
 struct DataDirectoryTests {

@@ -6,8 +6,9 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
-/// FCM HTTP v1 (SPEC §8) against `Tests/Servers/fake_fcm.py`: a fake Google token endpoint that
+/// FCM HTTP v1 (docs/push.md) against `Tests/Servers/fake_fcm.py`: a fake Google token endpoint that
 /// verifies the RS256 assertion with the service account's public key and its claims, and a fake
 /// `messages:send` that checks the bearer token it issued and the body, then answers as the
 /// device token says. Real HTTP/2 over TLS, production host names through CURLOPT_CONNECT_TO.

@@ -7,6 +7,7 @@ import HearthOutbound
 import HearthHost
 import Logging
 import Testing
+import HearthTestSupport
 
 /// The outbox deliverer against a real webhook receiver on 127.0.0.1
 /// (`Tests/Servers/webhook_receiver.py`, which checks signatures with Python's `hmac`), over

@@ -6,8 +6,9 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
-/// `job.succeeded` / `job.failed`: emitted by the runner for every real run (SPEC §8).
+/// `job.succeeded` / `job.failed`: emitted by the runner for every real run (docs/outbox-and-webhooks.md#delivery-retries-dead-letters).
 @Suite("outbox: job events from the runner")
 struct OutboxJobEventTests {
     let f: OutboxFixture

@@ -6,6 +6,7 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
 /// `PushProviders.make` (config → provider, credentials from files or the environment, errors
 /// naming the file and field) and the signed-webhook push provider against

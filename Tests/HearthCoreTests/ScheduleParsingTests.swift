@@ -6,6 +6,7 @@ import Testing
 @testable import HearthSchedule
 @testable import HearthOutbound
 @testable import HearthHost
+import HearthTestSupport
 
 @Suite("Schedule parsing")
 struct ScheduleParsingTests {

@@ -7,6 +7,7 @@ import HearthOutbound
 import HearthHost
 import Synchronization
 import Testing
+import HearthTestSupport
 
 /// The scheduler daemon driven by a manual clock: nothing here waits for the wall clock to
 /// reach a slot (only the timeout test waits for its 200 ms timeout).
@@ -498,7 +499,7 @@ struct SchedulerDaemonTests {
             c.shutdownGrace = .seconds(5)
             return c
         }
-        let before = TreeSnapshotLite(h.dir.path)
+        let before = TreeSnapshot(h.dir.path)
         try await h.events.sleeping(until: slot)
         h.clock.advance(to: slot)
         try await h.events.next { Self.isStarted($0, at: slot) }
@@ -515,12 +516,12 @@ struct SchedulerDaemonTests {
         try await h.events.next { $0 == .stopped }
         try await h.runTask.value  // returns normally: `hearth daemon` exits 0
 
-        #expect(TreeSnapshotLite(h.dir.path) == before)
+        #expect(TreeSnapshot(h.dir.path) == before)
         #expect(Self.markIDs(h.dir).isEmpty)
         #expect((try FileIO.list(h.dir.path + "/.hearth/journal") ?? []).isEmpty)
         let records = try h.records()
         #expect(records.map(\.status) == [.cancelled])  // and no retry while stopping
-        #expect(listener.received().filter { !$0.hasPrefix("STATUS=") } == ["READY=1\nSTATUS=scheduling 1 job(s)", "STOPPING=1"])
+        #expect((try await listener.wait { $0 == "STOPPING=1" } ?? []).filter { !$0.hasPrefix("STATUS=") } == ["READY=1\nSTATUS=scheduling 1 job(s)", "STOPPING=1"])
         h.dir.remove()
     }
 }

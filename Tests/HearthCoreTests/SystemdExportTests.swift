@@ -6,6 +6,7 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
 @Suite("systemd export")
 struct SystemdExportTests {
@@ -176,21 +177,21 @@ struct SystemdExportTests {
 
 @Suite("systemd notify")
 struct SystemdNotifierTests {
-    @Test func statesGoAsDatagramsToTheNotifySocketPath() throws {
+    @Test func statesGoAsDatagramsToTheNotifySocketPath() async throws {
         let listener = try NotifySocketListener()
         defer { listener.close() }
         let notifier = try #require(SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path]))
         #expect(notifier.notify("READY=1"))
         #expect(notifier.notify("STOPPING=1"))
-        #expect(listener.received() == ["READY=1", "STOPPING=1"])
+        #expect(try await listener.wait { $0 == "STOPPING=1" } == ["READY=1", "STOPPING=1"])
     }
 
-    @Test func aNameStartingWithAtIsAnAbstractSocket() throws {
+    @Test func aNameStartingWithAtIsAnAbstractSocket() async throws {
         let listener = try NotifySocketListener(abstract: true)
         defer { listener.close() }
         let notifier = SystemdNotifier(socketPath: listener.path)
         #expect(notifier.notify("READY=1\nSTATUS=scheduling 1 job(s)"))
-        #expect(listener.received() == ["READY=1\nSTATUS=scheduling 1 job(s)"])
+        #expect(try await listener.wait { _ in true } == ["READY=1\nSTATUS=scheduling 1 job(s)"])
     }
 
     @Test func withoutNotifySocketThereIsNoNotifier() {

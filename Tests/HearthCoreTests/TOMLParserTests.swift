@@ -5,6 +5,7 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
 // MARK: - Helpers
 
@@ -108,7 +109,7 @@ private let specExample = """
 
     """
 
-// MARK: - The SPEC §6 example
+// MARK: - The docs/configuration.md#keys example
 
 @Suite("TOMLParser")
 struct TOMLParserTests {

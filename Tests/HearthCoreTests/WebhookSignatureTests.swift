@@ -6,6 +6,7 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
 /// Standard Webhooks signatures: `v1,` + base64(HMAC-SHA256(key, "id.timestamp.body")).
 /// Expected values come from outside Hearth's code: the Standard Webhooks specification's

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.3 at T = S = 2026-11-20 12:00Z.
+/// docs/jobs/achievement-unlock.md#when-an-achievement-unlocks at T = S = 2026-11-20 12:00Z.
 @Suite("achievement-unlock")
 struct AchievementUnlockTests {
     static let now = "2026-11-20T12:00:00Z"

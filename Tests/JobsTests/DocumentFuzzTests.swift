@@ -5,23 +5,13 @@ import HearthHost
 import Jobs
 import Logging
 import Testing
+import HearthTestSupport
 
 /// Mutates valid demo documents (wrong types, truncation, huge numbers, deep nesting, invalid
 /// UTF-8) and runs every job over them: no job may crash, every document that is not even
 /// JSON must be reported by path, and no reported document may be rewritten.
 @Suite("document fuzzing")
 struct DocumentFuzzTests {
-    struct Rng: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let replacements: [String] = [
         "\"12\"", "null", "[]", "{}", "true", "-1", "1e400", "99999999999999999999999", "-9223372036854775809",
         "1.5", "\"\"", "\"../../etc/passwd\"", "\"2026-13-45T99:99:99Z\"", "{\"_seconds\": \"x\"}", "[1, \"a\", null]",
@@ -29,7 +19,7 @@ struct DocumentFuzzTests {
     ]
 
     /// One mutation of a document's bytes; `brokenJSON` when the result cannot parse.
-    static func mutate(_ text: String, _ rng: inout Rng) -> (bytes: [UInt8], brokenJSON: Bool) {
+    static func mutate(_ text: String, _ rng: inout SplitMix64) -> (bytes: [UInt8], brokenJSON: Bool) {
         var bytes = Array(text.utf8)
         switch rng.next() % 6 {
         case 0:  // truncate
@@ -55,7 +45,7 @@ struct DocumentFuzzTests {
         let d = try TestDataDirectory()
         defer { d.remove() }
         try DemoData(users: 600, seed: 11).write(to: d.root)
-        var rng = Rng(state: 42)
+        var rng = SplitMix64(seed: 42)
         var mutated: [String: [UInt8]] = [:]
         var broken: Set<String> = []
         let collections = ["users", "transactions", "streaks", "notifications", "trades", "userChallenges", "collaborations", "userXP", "gigs", "achievements", "broadcasts"]

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 @testable import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.6 on hand-made gigs, one per rule edge, at T = 2026-11-18T12:00:00Z.
+/// docs/jobs/gig-quality-score.md#the-rubric on hand-made gigs, one per rule edge, at T = 2026-11-18T12:00:00Z.
 ///
 /// Every gig starts from a gig that earns full marks (100, high, no reasons) and changes one
 /// thing; the expected score, tier and reasons are written out for each.

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.1 on a hand-made data set, in America/Chicago, at T = Wednesday 2026-11-18 12:00Z.
+/// docs/jobs/leaderboard-rebuild.md#rules on a hand-made data set, in America/Chicago, at T = Wednesday 2026-11-18 12:00Z.
 /// The ISO week starts Monday 2026-11-16 00:00 CST = 06:00Z; the month starts
 /// 2026-11-01 00:00 CDT = 05:00Z (DST ends later that night).
 @Suite("leaderboard-rebuild")

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.7 at T = S = 2026-11-20 12:00Z, maxAge 24h, collapseAbove 3, provider fcm, one
+/// docs/jobs/notification-fanout.md#pushes at T = S = 2026-11-20 12:00Z, maxAge 24h, collapseAbove 3, provider fcm, one
 /// webhook endpoint subscribed to `broadcast.sent` (events nobody subscribes to are not queued).
 ///
 /// Users: u1 Ana (MIT; two FCM tokens, the legacy `fcmToken` repeating one, an APNs token FCM

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.5. The job's zone is UTC (the config default) unless a test says otherwise.
+/// docs/jobs/streak-reset.md#rules. The job's zone is UTC (the config default) unless a test says otherwise.
 @Suite("streak-reset")
 struct StreakResetTests {
     static let now = "2026-11-18T12:00:00Z"

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.2 in America/Chicago (CST, UTC−6, in late November and January).
+/// docs/jobs/weekly-bonus.md#rules in America/Chicago (CST, UTC−6, in late November and January).
 /// T = Monday 2026-11-23 00:05 CST = 06:05Z: the week paid is 2026-W47, Monday 2026-11-16
 /// 00:00 CST = 06:00Z to Sunday 2026-11-22.
 @Suite("weekly-bonus")

@@ -4,8 +4,9 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
+import HearthTestSupport
 
-/// SPEC §9.4 with the default amounts (trade 500, challenge 300, collaboration 400) at
+/// docs/jobs/xp-award.md#rules with the default amounts (trade 500, challenge 300, collaboration 400) at
 /// T = S = 2026-11-20 12:00Z.
 @Suite("xp-award")
 struct XPAwardTests {

@@ -1,25 +1,25 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import Foundation
+package import HearthKit
+import HearthStore
+import HearthSchedule
+import HearthOutbound
+import HearthHTTP
 
-/// Reads and validates `hearth.toml` (SPEC §6). Every key is checked; unknown keys, wrong
+/// Reads and validates `hearth.toml` (docs/configuration.md#keys). Every key is checked; unknown keys, wrong
 /// types and bad values are ``ConfigError``s naming the file, the line and what is accepted.
-public struct ConfigLoader: Sendable {
+package struct ConfigLoader: Sendable {
     /// The registered jobs (their names, default schedules and parameters).
-    public var jobs: [JobDescriptor]
-    public var environment: [String: String]
+    package var jobs: [JobDescriptor]
+    package var environment: [String: String]
 
-    public init(jobs: [JobDescriptor], environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(jobs: [JobDescriptor], environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.jobs = jobs
         self.environment = environment
     }
 
     /// Where the config comes from: `--config`, then `$HEARTH_CONFIG`, then
     /// `./Config/hearth.toml`, then `/etc/hearth/hearth.toml`. nil: none exists.
-    public func locate(explicit: String?) -> String? {
+    package func locate(explicit: String?) -> String? {
         if let explicit { return explicit }
         if let env = environment["HEARTH_CONFIG"], !env.isEmpty { return env }
         for candidate in ["Config/hearth.toml", "/etc/hearth/hearth.toml"] where FileManager.default.fileExists(atPath: candidate) {
@@ -29,7 +29,7 @@ public struct ConfigLoader: Sendable {
     }
 
     /// Loads `path`; a `dataOverride` (from `--data`) replaces `dataDir`.
-    public func load(path: String, dataOverride: String? = nil) throws(ConfigError) -> HearthConfig {
+    package func load(path: String, dataOverride: String? = nil) throws(ConfigError) -> HearthConfig {
         guard let bytes = try? FileIO.readSmallFile(path) else {
             throw ConfigError(file: path, "cannot read the configuration file; check the path given by --config or $HEARTH_CONFIG")
         }
@@ -40,11 +40,11 @@ public struct ConfigLoader: Sendable {
     }
 
     /// The built-in defaults, for running without a config file (needs `--data`).
-    public func defaults(dataDir: String) throws(ConfigError) -> HearthConfig {
+    package func defaults(dataDir: String) throws(ConfigError) -> HearthConfig {
         try parse("", file: "(built-in defaults)", dataOverride: dataDir)
     }
 
-    public func parse(_ text: String, file: String, dataOverride: String? = nil) throws(ConfigError) -> HearthConfig {
+    package func parse(_ text: String, file: String, dataOverride: String? = nil) throws(ConfigError) -> HearthConfig {
         let root: TOMLTable
         do { root = try TOMLParser.parse(text, file: file) } catch {
             throw ConfigError(file: file, line: error.line, error.message)

@@ -1,14 +1,14 @@
-public import Foundation
-public import HearthKit
-public import HearthOutbound
-public import HearthStore
-public import Logging
+package import Foundation
+package import HearthKit
+package import Logging
+package import HearthStore
+package import HearthOutbound
 
 // The outbound layer takes plain options; these build them from the whole configuration.
 
 extension OutboxDeliverer {
     /// A deliverer for the configured `[[webhooks]]`, `[outbox]` and `lockTimeout`.
-    public init(
+    package init(
         config: HearthConfig, data: DataDirectory, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
         logger: Logger, options: Options? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         clock: @escaping @Sendable () -> Date = { Date() }
@@ -20,14 +20,14 @@ extension OutboxDeliverer {
 }
 
 extension OutboxDeliverer.Options {
-    public init(config: HearthConfig) {
+    package init(config: HearthConfig) {
         self.init(outbox: config.outbox, lockTimeout: config.lockTimeout)
     }
 }
 
 extension PushProviders {
     /// The provider for `config.push`, or nil for `provider = "none"`.
-    public static func make(
+    package static func make(
         config: HearthConfig, http: any HTTPTransport, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(PushSetupError) -> (any PushProvider)? {
         try make(push: config.push, http: http, environment: environment)

@@ -1,18 +1,14 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 /// A TOML syntax or structure error, positioned at the offending character.
-public struct TOMLError: Error, Sendable, CustomStringConvertible {
-    public var file: String
+package struct TOMLError: Error, Sendable, CustomStringConvertible {
+    package var file: String
     /// 1-based line.
-    public var line: Int
+    package var line: Int
     /// 1-based column, counted in Unicode scalars (a tab counts as one column).
-    public var column: Int
-    public var message: String
+    package var column: Int
+    package var message: String
 
-    public init(file: String, line: Int, column: Int, message: String) {
+    package init(file: String, line: Int, column: Int, message: String) {
         self.file = file
         self.line = line
         self.column = column
@@ -20,5 +16,5 @@ public struct TOMLError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `file:line:column: message`, the format editors and terminals turn into links.
-    public var description: String { "\(file):\(line):\(column): \(message)" }
+    package var description: String { "\(file):\(line):\(column): \(message)" }
 }

@@ -1,18 +1,14 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 /// A value together with the line it was defined on. Equality compares the lines as well;
 /// compare ``value`` alone to ignore where things were written.
-public struct TOMLNode: Sendable, Equatable {
-    public var value: TOMLValue
+package struct TOMLNode: Sendable, Equatable {
+    package var value: TOMLValue
     /// 1-based line of the key that defined the value, of the array element, or of the
     /// `[header]` / `[[header]]` for tables defined that way. A table that was only created
     /// implicitly (the `a` in `[a.b]`) has the line of the header that created it.
-    public var line: Int
+    package var line: Int
 
-    public init(value: TOMLValue, line: Int) {
+    package init(value: TOMLValue, line: Int) {
         self.value = value
         self.line = line
     }

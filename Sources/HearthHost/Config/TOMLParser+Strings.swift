@@ -1,8 +1,4 @@
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 extension TOMLParser.Reader {
     /// `"..."` at the cursor, with escapes.
     mutating func parseBasicString() throws(TOMLError) -> String {

@@ -1,8 +1,4 @@
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 extension TOMLParser {
     /// Mutable table used while parsing; remembers how each table came to exist, which decides
     /// whether a later header or dotted key may add to it.

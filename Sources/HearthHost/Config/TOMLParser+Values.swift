@@ -1,8 +1,4 @@
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 extension TOMLParser.Reader {
     /// Parses the value at the cursor. `owner` names what the value belongs to in messages
     /// (`key "a"`, `array "a"`); `line` becomes the line of an inline table.

@@ -1,13 +1,9 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 /// A TOML 1.0 parser that remembers the line of every key, array element and table.
 ///
 /// Date-times are validated but kept as written (see ``TOMLValue/datetime(_:)``). Newlines in
 /// multi-line strings are normalised to `\n`. Times must include seconds, as TOML 1.0 requires.
-public enum TOMLParser {
+package enum TOMLParser {
     /// Parses a whole document into its root table.
     ///
     /// - Parameters:
@@ -15,7 +11,7 @@ public enum TOMLParser {
     ///   - file: Only used to prefix error messages.
     /// - Throws: The first error found, positioned at the offending character; for a duplicate
     ///   key or a redefined table, at the second definition.
-    public static func parse(_ text: String, file: String) throws(TOMLError) -> TOMLTable {
+    package static func parse(_ text: String, file: String) throws(TOMLError) -> TOMLTable {
         var reader = Reader(text: text, file: file)
         return try reader.parseDocument()
     }

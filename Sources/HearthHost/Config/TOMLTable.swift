@@ -1,20 +1,16 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 /// A TOML table whose keys keep the order in which the document defined them.
 ///
 /// Two tables are equal only if their keys are in the same order and their lines match too.
-public struct TOMLTable: Sendable, Equatable {
+package struct TOMLTable: Sendable, Equatable {
     /// Keys in definition order.
-    public private(set) var keys: [String]
+    package private(set) var keys: [String]
     private var storage: [String: TOMLNode]
     /// 1-based line of the table's `[header]` (or `[[header]]`), of the key for inline tables and
     /// tables created by dotted keys, and 0 for the document's root table.
-    public var line: Int
+    package var line: Int
 
-    public init(line: Int = 0) {
+    package init(line: Int = 0) {
         self.keys = []
         self.storage = [:]
         self.line = line
@@ -22,7 +18,7 @@ public struct TOMLTable: Sendable, Equatable {
 
     /// Reads a key; assigning appends a new key at the end, replaces an existing key in place,
     /// and assigning `nil` removes the key.
-    public subscript(key: String) -> TOMLNode? {
+    package subscript(key: String) -> TOMLNode? {
         get { storage[key] }
         set {
             if let newValue {
@@ -34,7 +30,7 @@ public struct TOMLTable: Sendable, Equatable {
     }
 
     /// Key/node pairs in definition order.
-    public var entries: [(key: String, node: TOMLNode)] {
+    package var entries: [(key: String, node: TOMLNode)] {
         keys.compactMap { key in storage[key].map { (key: key, node: $0) } }
     }
 }

@@ -1,14 +1,10 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 /// A parsed TOML value.
 ///
 /// Date-times are not interpreted: offset date-times, local date-times, local dates and local
 /// times are all validated and then kept as the exact text written in the document, e.g.
 /// `"1979-05-27 07:32:00Z"` (note the space is kept if the document used one).
-public indirect enum TOMLValue: Sendable, Equatable {
+package indirect enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     /// Includes `inf`, `-inf` and `nan`; remember that `nan != nan` when comparing values.
@@ -21,7 +17,7 @@ public indirect enum TOMLValue: Sendable, Equatable {
     case table(TOMLTable)
 
     /// The TOML type name, for error messages such as `expected a string, found an integer`.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .string: "string"
         case .integer: "integer"

@@ -1,9 +1,6 @@
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 
 /// Reads typed keys from one TOML table and remembers which were read, so that
 /// ``finish()`` can reject the rest as unknown keys, with their lines.

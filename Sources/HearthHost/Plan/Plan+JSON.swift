@@ -1,11 +1,7 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import HearthKit
 extension Plan {
     /// The stable JSON shape documented in the README. Always complete (no `--limit`).
-    public var json: JSONValue {
+    package var json: JSONValue {
         let c = counts
         var changesJSON: [JSONValue] = []
         changesJSON.reserveCapacity(changes.count)

@@ -1,13 +1,9 @@
 import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 
 extension Plan {
     /// For pasting into a pull request or a chat: a heading, a table per collection, the summary.
-    public func markdown(limit: Int) -> String {
+    package func markdown(limit: Int) -> String {
         var out = "### \(dryRun ? "Plan" : "Applied"): `\(job)` at \(logicalTime) (\(timeZone))\n\n"
         if isEmpty { return out + "No changes.\n" }
         for (collection, changes) in byCollection {

@@ -1,12 +1,8 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 extension Plan {
     /// The human report: per collection creates / updates / deletes with field diffs (at most
     /// `limit` documents per collection), queued messages, then the summary line.
-    public func text(limit: Int, color: Bool) -> String {
+    package func text(limit: Int, color: Bool) -> String {
         func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var out = ""
         if isEmpty {

@@ -1,36 +1,32 @@
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import HearthKit
 /// What a run would write (dry run) or wrote (real run), in a form to report.
-public struct Plan: Sendable {
-    public struct FieldChange: Sendable, Equatable {
-        public var field: String
+package struct Plan: Sendable {
+    package struct FieldChange: Sendable, Equatable {
+        package var field: String
         /// nil: the field is added.
-        public var before: JSONValue?
+        package var before: JSONValue?
         /// nil: the field is removed.
-        public var after: JSONValue?
+        package var after: JSONValue?
     }
 
-    public struct Change: Sendable {
-        public var path: DocumentPath
-        public var action: Changeset.Action
+    package struct Change: Sendable {
+        package var path: DocumentPath
+        package var action: Changeset.Action
         /// Field-level diff (updates).
-        public var fields: [FieldChange]
+        package var fields: [FieldChange]
         /// The new document (creates).
-        public var document: JSONObject?
+        package var document: JSONObject?
     }
 
-    public var job: String
-    public var logicalTime: String
-    public var timeZone: String
-    public var dryRun: Bool
-    public var changes: [Change]
-    public var messages: [OutboxMessage]
-    public var warnings: [String]
+    package var job: String
+    package var logicalTime: String
+    package var timeZone: String
+    package var dryRun: Bool
+    package var changes: [Change]
+    package var messages: [OutboxMessage]
+    package var warnings: [String]
 
-    public init(job: String, logicalTime: String, timeZone: String, dryRun: Bool, changeset: Changeset, warnings: [String]) {
+    package init(job: String, logicalTime: String, timeZone: String, dryRun: Bool, changeset: Changeset, warnings: [String]) {
         self.job = job
         self.logicalTime = logicalTime
         self.timeZone = timeZone
@@ -60,25 +56,18 @@ public struct Plan: Sendable {
         return out
     }
 
-    public var counts: (create: Int, update: Int, delete: Int) {
-        var c = (0, 0, 0)
-        for ch in changes {
-            switch ch.action {
-            case .create: c.0 += 1
-            case .update: c.1 += 1
-            case .delete: c.2 += 1
-            }
-        }
-        return c
+    package var counts: (create: Int, update: Int, delete: Int) {
+        let c = Changeset.Action.tally(changes.map(\.action))
+        return (c.created, c.updated, c.deleted)
     }
 
-    public var pushCount: Int { messages.count { $0.kind == .push } }
-    public var webhookCount: Int { messages.count { $0.kind == .event } }
-    public var isEmpty: Bool { changes.isEmpty && messages.isEmpty }
+    package var pushCount: Int { messages.count { $0.kind == .push } }
+    package var webhookCount: Int { messages.count { $0.kind == .event } }
+    package var isEmpty: Bool { changes.isEmpty && messages.isEmpty }
 
     /// `Plan: 3 to create, 120 to update, 0 to delete; 45 pushes, 2 webhooks.` (or `Applied:`),
     /// or `No changes.`
-    public var summaryLine: String {
+    package var summaryLine: String {
         if isEmpty { return "No changes." }
         let c = counts
         let p = pushCount
@@ -100,7 +89,7 @@ public struct Plan: Sendable {
     }
 
     /// Tokens and secrets are shown by their last 6 characters only.
-    public static func redact(_ secret: String) -> String { Redaction.redact(secret) }
+    package static func redact(_ secret: String) -> String { Redaction.redact(secret) }
 
     /// The line describing a queued message, secrets redacted.
     static func describe(_ m: OutboxMessage) -> String {

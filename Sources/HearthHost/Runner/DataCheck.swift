@@ -1,34 +1,34 @@
-public import Foundation
-public import Logging
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import Foundation
+package import Logging
+package import HearthKit
+package import HearthStore
+import HearthSchedule
+import HearthOutbound
+import HearthHTTP
 
 /// `hearth check`: runs every job over the data as a dry run that records nothing, collecting
 /// every invalid document exactly as the jobs would see it, plus files Hearth ignores.
-public struct DataCheck: Sendable {
-    public let config: HearthConfig
-    public let data: DataDirectory
-    public let registry: JobRegistry
-    public let logger: Logger
+package struct DataCheck: Sendable {
+    package let config: HearthConfig
+    package let data: DataDirectory
+    package let registry: JobRegistry
+    package let logger: Logger
 
-    public init(config: HearthConfig, data: DataDirectory, registry: JobRegistry, logger: Logger) {
+    package init(config: HearthConfig, data: DataDirectory, registry: JobRegistry, logger: Logger) {
         self.config = config
         self.data = data
         self.registry = registry
         self.logger = logger
     }
 
-    public struct Report: Sendable {
-        public var issues: [DocumentIssue] = []
-        public var ignored: [String] = []
-        public var collections: [String] = []
-        public var documents = 0
-        public var jobErrors: [String] = []
+    package struct Report: Sendable {
+        package var issues: [DocumentIssue] = []
+        package var ignored: [String] = []
+        package var collections: [String] = []
+        package var documents = 0
+        package var jobErrors: [String] = []
 
-        public var text: String {
+        package var text: String {
             var out = ""
             for i in issues { out += "invalid: \(i)\n" }
             for f in ignored { out += "ignored: \(f) (not a .json document)\n" }
@@ -37,7 +37,7 @@ public struct DataCheck: Sendable {
             return out
         }
 
-        public var json: JSONValue {
+        package var json: JSONValue {
             .object(JSONObject([
                 ("valid", .bool(issues.isEmpty)), ("documents", .int(Int64(documents))),
                 ("collections", .array(collections.map { .string($0) })),
@@ -50,7 +50,7 @@ public struct DataCheck: Sendable {
         }
     }
 
-    public func run(now: Date = Date()) async throws -> Report {
+    package func run(now: Date = Date()) async throws -> Report {
         var report = Report()
         var seen = Set<DocumentIssue>()
         let runner = Runner(config: config, data: data, registry: registry, logger: logger)

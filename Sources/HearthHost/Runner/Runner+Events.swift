@@ -2,11 +2,11 @@ import Foundation
 import Logging
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
+import HearthHTTP
 
-/// The `job.succeeded` / `job.failed` webhook events every real run emits (SPEC §8).
+/// The `job.succeeded` / `job.failed` webhook events every real run emits (docs/outbox-and-webhooks.md#delivery-retries-dead-letters).
 ///
 /// Data: `{job, runId, status, trigger, logicalTime, start, end, attempt, counts: {created,
 /// updated, deleted, messagesQueued, documentsRead}, error}`; the message id is
@@ -39,22 +39,15 @@ extension Runner {
         return .event(type, id: "\(type)-\(record.job)-\(record.runID)", data: data)
     }
 
-    /// The journal operation adding `job.succeeded` to a succeeded run's commit, when subscribed.
-    func jobSucceededOperations(_ record: RunRecord) -> [Journal.Operation] {
-        guard webhookSubscribes(to: Self.succeededEvent) else { return [] }
-        let event = Self.jobEvent(record)
-        return [.put(OutboxStore.relativePath(pending: event.id), JSONWriter.document(OutboxStore.envelope(event, job: record.job, runID: record.runID, createdAt: record.end)))]
-    }
-
     /// Queues `job.failed` for a real run that failed, was cancelled or ended in conflicts,
     /// when subscribed. A failure to write it is logged, not thrown: the run's own outcome
     /// matters more.
-    func emitJobFailed(_ record: RunRecord) {
+    func emitJobFailed(_ record: RunRecord) async {
         guard !record.dryRun, record.status != .succeeded, record.status != .succeededWithWarnings,
             webhookSubscribes(to: Self.failedEvent)
         else { return }
         do {
-            try OutboxStore.enqueue(Self.jobEvent(record), job: record.job, runID: record.runID, createdAt: record.end, data: data)
+            try await store.enqueue(Self.jobEvent(record), job: record.job, runID: record.runID, createdAt: record.end)
         } catch {
             logger.error("could not queue the job.failed event: \(error)", metadata: ["job": "\(record.job)", "run": "\(record.runID)"])
         }

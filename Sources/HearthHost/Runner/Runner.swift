@@ -1,39 +1,37 @@
 import Foundation
-public import Logging
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import Logging
+package import HearthKit
+package import HearthStore
+import HearthSchedule
+import HearthOutbound
+import HearthHTTP
 
-/// Runs one job once (SPEC §4): builds the job, runs it with a timeout, and either reports
+/// Runs one job once (docs/runs-and-plans.md#runs): builds the job, runs it with a timeout, and either reports
 /// its plan (dry run) or commits its changeset atomically, re-running up to 3 times when
 /// another process changed a document it writes.
-public struct Runner: Sendable {
-    public static let maxConflictReruns = 3
+package struct Runner: Sendable {
+    package static let maxConflictReruns = 3
 
-    public let config: HearthConfig
-    public let data: DataDirectory
-    public let registry: JobRegistry
-    public let clock: any HearthClock
-    public let environment: JobEnvironment
-    public let logger: Logger
+    package let config: HearthConfig
+    /// Where documents are read and runs committed.
+    package let store: any StorageBackend
+    package let registry: JobRegistry
+    package let clock: any HearthClock
+    package let environment: JobEnvironment
+    package let logger: Logger
 
-    public init(config: HearthConfig, data: DataDirectory, registry: JobRegistry, clock: any HearthClock = SystemClock(), environment: JobEnvironment? = nil, logger: Logger = Logger(label: "hearth")) {
+    package init(config: HearthConfig, data store: any StorageBackend, registry: JobRegistry, clock: any HearthClock = SystemClock(), environment: JobEnvironment? = nil, logger: Logger = Logger(label: "hearth")) {
         self.config = config
-        self.data = data
+        self.store = store
         self.registry = registry
         self.clock = clock
         self.environment = environment ?? JobEnvironment(notificationTypes: config.notificationTypes, http: LazyCurlTransport(config: config.http), pushProvider: config.push.provider)
         self.logger = logger
     }
 
-    var committer: Committer { Committer(data: data) }
-    var history: RunHistory { RunHistory(data: data, limit: config.historyLimit) }
-
     /// Checks that a job can be run with these parameters, before anything runs.
     /// Throws ``UnknownJobError``, ``ParameterError`` or ``JobSetupError``.
-    public func prepare(_ name: String, parameters: [String: String]) throws -> (any Job, JobConfig) {
+    package func prepare(_ name: String, parameters: [String: String]) throws -> (any Job, JobConfig) {
         guard let type = registry.job(named: name), let jc = config.jobs[name] else {
             throw UnknownJobError(name: name, known: registry.names)
         }
@@ -43,7 +41,7 @@ public struct Runner: Sendable {
 
     /// Runs a job. Setup errors (unknown job, bad parameter, job set-up) are thrown; run
     /// failures are reported in the outcome (and its record).
-    public func run(_ name: String, options: RunOptions = RunOptions()) async throws -> RunOutcome {
+    package func run(_ name: String, options: RunOptions = RunOptions()) async throws -> RunOutcome {
         let (job, jc) = try prepare(name, parameters: options.parameters)
         let start = options.startTime ?? clock.now()
         let logical = options.logicalTime ?? start
@@ -54,15 +52,12 @@ public struct Runner: Sendable {
 
         // Real runs hold the job's run lock for their whole duration (shared with the daemon),
         // and finish any crashed commit first.
-        var runLock: CommitLock?
+        let holder = "pid=\(getpid()) job=\(name)"
+        var runLock: (any StorageLock)?
         if !options.dryRun {
-            runLock = try CommitLock.acquire(
-                path: data.stateDirectory + "/jobs/\(name).lock", holder: "pid=\(getpid()) job=\(name) run=\(runID)",
-                timeout: config.lockTimeout, what: "job \(name)")
-            let lock = try committer.lock(holder: "pid=\(getpid()) job=\(name)", timeout: config.lockTimeout)
-            let r = try committer.recover()
-            lock.release()
-            if !r.redone.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(r.redone)"]) }
+            runLock = try await store.lockJob(name, holder: "\(holder) run=\(runID)", timeout: config.lockTimeout)
+            let r = try await store.recoverInterruptedCommits(holder: holder, timeout: config.lockTimeout)
+            if !r.finished.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(r.finished)"]) }
         }
         defer { runLock?.release() }
 
@@ -72,9 +67,10 @@ public struct Runner: Sendable {
             let ctx = JobContext(
                 jobName: name, logicalTime: logical, startTime: start, timeZone: jc.timeZone,
                 parameters: try JobParameters.resolve(specs: type(of: job).descriptor.parameters, config: jc.params, commandLine: options.parameters),
-                store: data, policy: jc.policy.onInvalidDocument, progress: options.progress)
+                store: store, policy: jc.policy.onInvalidDocument, progress: options.progress)
             do {
                 try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
+                try type(of: job).descriptor.checkDeclaredWrites(ctx.changeset)
             } catch {
                 failure = error
                 record.status = error is CancellationError || error is RunTimeoutError ? .cancelled : .failed
@@ -94,10 +90,10 @@ public struct Runner: Sendable {
             if options.dryRun { break }
             FaultInjection.beforeCommit(attempt: attempt)
 
-            let lock = try committer.lock(holder: "pid=\(getpid()) job=\(name)", timeout: config.lockTimeout)
-            let conflicts = try committer.conflicts(in: changeset)
-            if !conflicts.isEmpty {
-                lock.release()
+            record.end = max(clock.now(), record.start)
+            let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
+            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events)
+            if case .conflict(let conflicts) = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) {
                 if attempt > Runner.maxConflictReruns {
                     failure = ConflictError(paths: conflicts, attempts: attempt)
                     record.status = .conflict
@@ -106,26 +102,14 @@ public struct Runner: Sendable {
                 logger.warning("conflict: documents changed while the job ran; re-running", metadata: ["job": "\(name)", "paths": "\(conflicts.prefix(3).map(\.description))", "rerun": "\(attempt)"])
                 continue
             }
-            record.end = clock.now()
-            if record.end < record.start { record.end = record.start }
-            let outbox = OutboxStore.batchOperations(changeset.messages, job: name, runID: runID, createdAt: start)
-            let recordOp = Journal.Operation.put(record.relativePath, JSONWriter.document(record.json))
-            do {
-                let ledger = Ledger.operations(records: changeset.ledgerRecords, deletes: changeset.ledgerDeletes, job: name, runID: runID)
-                try committer.commit(changeset, id: "\(name)-\(runID)", leading: ledger, extra: outbox + jobSucceededOperations(record) + [recordOp])
-            } catch {
-                lock.release()
-                throw error
-            }
-            lock.release()
-            try? history.prune(job: name)
+            try? store.pruneRunRecords(job: name, keep: config.historyLimit)
             return RunOutcome(record: record, plan: plan, error: nil)
         }
         record.end = max(clock.now(), record.start)
         if let failure { record.error = Runner.describe(failure) }
-        emitJobFailed(record)
-        try history.write(record)
-        try? history.prune(job: name)
+        await emitJobFailed(record)
+        try await store.saveRecord(record)
+        try? store.pruneRunRecords(job: name, keep: config.historyLimit)
         return RunOutcome(record: record, plan: plan, error: failure)
     }
 

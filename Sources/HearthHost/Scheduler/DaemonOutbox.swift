@@ -1,11 +1,7 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import Foundation
+import HearthKit
 
-/// The outbox as the daemon drives it (SPEC §8: "delivered by the daemon continuously"): a
+/// The outbox as the daemon drives it (docs/outbox-and-webhooks.md#delivery-retries-dead-letters: "delivered by the daemon continuously"): a
 /// delivery pass when something is due, and when the next message is due, so the daemon can
 /// sleep until then instead of polling. ``OutboxDeliverer`` is the real one.
 ///
@@ -13,7 +9,7 @@ public import HearthOutbound
 /// (it may have committed messages or `job.*` events), and whenever the date the previous pass returned comes. Messages
 /// committed by a CLI run that the CLI could not deliver are picked up at the daemon's next
 /// pass.
-public protocol DaemonOutbox: Sendable {
+package protocol DaemonOutbox: Sendable {
     /// Delivers every message due at `now` (one attempt each). Returns when the next message
     /// still pending is due (possibly already), nil when none is pending. Never throws:
     /// failures stay in the outbox for a later pass.

@@ -1,9 +1,5 @@
-public import Logging
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import Logging
+package import HearthKit
 
 /// Run monitoring (healthchecks.io / Cronitor style): a job with `pingUrl` gets
 /// `GET {pingUrl}/start` when an attempt starts, `GET {pingUrl}` when it succeeds and
@@ -11,16 +7,16 @@ public import HearthOutbound
 ///
 /// Best effort: a ping that fails or times out is logged at `info` and otherwise ignored; it
 /// never changes the run's outcome. Each ping waits at most `timeout`.
-public struct RunPinger: Sendable {
-    public enum Event: String, Sendable {
+package struct RunPinger: Sendable {
+    package enum Event: String, Sendable {
         case start, success, fail
     }
 
-    public let transport: any HTTPTransport
-    public let timeout: Duration
-    public let logger: Logger
+    package let transport: any HTTPTransport
+    package let timeout: Duration
+    package let logger: Logger
 
-    public init(transport: any HTTPTransport, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "hearth")) {
+    package init(transport: any HTTPTransport, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "hearth")) {
         self.transport = transport
         self.timeout = timeout
         self.logger = logger
@@ -28,7 +24,7 @@ public struct RunPinger: Sendable {
 
     /// The URL pinged for `event`: `{pingUrl}/start`, `{pingUrl}`, `{pingUrl}/fail` (a trailing
     /// `/` on `pingUrl` is not doubled).
-    public static func url(_ pingURL: String, _ event: Event) -> String {
+    package static func url(_ pingURL: String, _ event: Event) -> String {
         var base = pingURL
         while base.hasSuffix("/") { base.removeLast() }
         switch event {
@@ -39,7 +35,7 @@ public struct RunPinger: Sendable {
     }
 
     /// Sends the ping; never throws.
-    public func ping(_ pingURL: String, _ event: Event, job: String) async {
+    package func ping(_ pingURL: String, _ event: Event, job: String) async {
         let url = Self.url(pingURL, event)
         do {
             let response = try await transport.send(HTTPRequest(method: "GET", url: url, timeout: timeout, connectTimeout: min(timeout, .seconds(5))))

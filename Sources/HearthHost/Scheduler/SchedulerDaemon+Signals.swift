@@ -1,17 +1,13 @@
-public import Logging
+package import Logging
 import ServiceLifecycle
 import UnixSignals
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 
 extension SchedulerDaemon {
     /// Runs the daemon as the process's main work: in a `ServiceGroup` that turns SIGTERM and
     /// SIGINT into a graceful stop (see ``SchedulerDaemon``) and SIGHUP into ``reload()``.
     /// Returns once the daemon has stopped.
-    public nonisolated func runHandlingSignals(logger: Logger) async throws {
+    package nonisolated func runHandlingSignals(logger: Logger) async throws {
         let reloader = await SighupReloader(daemon: self)
         // Services shut down in reverse order: the SIGHUP listener first, then the daemon.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

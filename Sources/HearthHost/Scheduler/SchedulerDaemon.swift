@@ -4,15 +4,15 @@ import Glibc
 import Musl
 #endif
 import Foundation
-public import Logging
-public import ServiceLifecycle
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import Logging
+import ServiceLifecycle
+import HearthKit
+package import HearthStore
+package import HearthSchedule
+import HearthOutbound
+import HearthHTTP
 
-/// The scheduler (SPEC §7): runs every enabled job at the slots of its schedule, with the slot
+/// The scheduler (docs/scheduler.md#running-the-daemon): runs every enabled job at the slots of its schedule, with the slot
 /// as the run's logical time.
 ///
 /// How it works:
@@ -44,11 +44,11 @@ public import HearthOutbound
 ///   afresh from now; a disabled job gets no new slots (a running attempt finishes).
 ///
 /// Time, the runner and randomness are injected, so tests drive it with a manual clock.
-public actor SchedulerDaemon: Service {
-    public struct Options: Sendable {
+package actor SchedulerDaemon: Service {
+    package struct Options: Sendable {
         /// A slot reached later than this after its time counts as missed (see `catchUp`).
-        public var missedAfter: Duration = .seconds(60)
-        public init() {}
+        package var missedAfter: Duration = .seconds(60)
+        package init() {}
     }
 
     struct Pending: Sendable {
@@ -84,7 +84,7 @@ public actor SchedulerDaemon: Service {
         }
     }
 
-    public nonisolated let events: AsyncStream<SchedulerEvent>
+    package nonisolated let events: AsyncStream<SchedulerEvent>
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
     nonisolated let clock: any SchedulerClock
@@ -99,7 +99,7 @@ public actor SchedulerDaemon: Service {
     let stateStore: SchedulerStateStore
     var random: AnyRandomNumberGenerator
 
-    public private(set) var config: HearthConfig
+    package private(set) var config: HearthConfig
     var jobs: [String: JobState] = [:]
     var stopping = false
     var forceCancel = false
@@ -117,7 +117,7 @@ public actor SchedulerDaemon: Service {
     ///   - outbox: delivers the messages runs commit (see ``DaemonOutbox``); nil: not delivered here.
     ///   - notifier: `sd_notify` target; nil when not under systemd.
     /// - Throws: ``ConfigError`` when an enabled job's schedule is invalid.
-    public init(
+    package init(
         config: HearthConfig, data: DataDirectory, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), pinger: RunPinger? = nil,
         outbox: (any DaemonOutbox)? = nil, notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
@@ -140,7 +140,7 @@ public actor SchedulerDaemon: Service {
     }
 
     /// The enabled jobs and their parsed schedules; a bad schedule is a ``ConfigError``.
-    public static func schedules(for config: HearthConfig) throws(ConfigError) -> [String: (JobConfig, Schedule)] {
+    package static func schedules(for config: HearthConfig) throws(ConfigError) -> [String: (JobConfig, Schedule)] {
         var out: [String: (JobConfig, Schedule)] = [:]
         for (name, jc) in config.jobs where jc.enabled {
             do {
@@ -155,7 +155,7 @@ public actor SchedulerDaemon: Service {
     // MARK: - Service
 
     /// Schedules until a graceful shutdown (or cancellation), then drains and returns.
-    public func run() async throws {
+    package func run() async throws {
         try await withGracefulShutdownHandler {
             try await withTaskCancellationHandler {
                 try await self.runLoop()
@@ -168,7 +168,7 @@ public actor SchedulerDaemon: Service {
     }
 
     /// Starts a graceful stop (what SIGTERM does through the service group).
-    public func shutdown() {
+    package func shutdown() {
         guard !stopping else { return }
         stopping = true
         notifier?.notify("STOPPING=1")
@@ -177,7 +177,7 @@ public actor SchedulerDaemon: Service {
     }
 
     /// Stops at once: running jobs are cancelled without waiting for `shutdownGrace`.
-    public func cancelNow() {
+    package func cancelNow() {
         forceCancel = true
         if !stopping {
             stopping = true
@@ -188,7 +188,7 @@ public actor SchedulerDaemon: Service {
 
     /// Reads the configuration again through `reloadSource` and applies it; an invalid one is
     /// logged and the current one kept.
-    public func reload() {
+    package func reload() {
         guard let reloadSource else { return }
         notifier?.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
         do {
@@ -204,7 +204,7 @@ public actor SchedulerDaemon: Service {
     }
 
     /// Applies a new configuration (see the type's documentation).
-    public func apply(_ newConfig: HearthConfig) throws(ConfigError) {
+    package func apply(_ newConfig: HearthConfig) throws(ConfigError) {
         let schedules = try Self.schedules(for: newConfig)
         try outbox?.reload(newConfig)
         var replacement = newConfig
@@ -639,7 +639,7 @@ public actor SchedulerDaemon: Service {
 
 extension RunRecord.Status {
     /// Failed, conflict, cancelled: the attempt committed nothing and may be retried.
-    public var isFailure: Bool {
+    package var isFailure: Bool {
         switch self {
         case .failed, .conflict, .cancelled: true
         case .succeeded, .succeededWithWarnings, .skippedOverlap, .skippedCatchUp: false

@@ -1,13 +1,13 @@
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+package import Foundation
+import HearthKit
+package import HearthStore
+import HearthSchedule
+import HearthOutbound
+import HearthHTTP
 
 /// What the scheduler daemon just did, in order, on ``SchedulerDaemon/events``: for tests,
 /// and for anyone who wants to watch it (it is also logged).
-public enum SchedulerEvent: Sendable, Equatable {
+package enum SchedulerEvent: Sendable, Equatable {
     /// Scheduling has started (after `READY=1`), with the enabled jobs.
     case ready(jobs: [String])
     /// Waiting for the next slot, retry or delayed start (nil: nothing is scheduled).

@@ -1,11 +1,7 @@
-public import Foundation
+package import Foundation
 import Dispatch
 import Synchronization
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 
 /// The real wall clock for the daemon.
 ///
@@ -14,16 +10,16 @@ public import HearthOutbound
 /// a system sleep or when the clock is stepped forward past the deadline, it fires at once;
 /// when the clock is stepped back it fires later, at the same wall-clock time. Nothing runs
 /// while it waits.
-public struct SystemSchedulerClock: SchedulerClock {
+package struct SystemSchedulerClock: SchedulerClock {
     /// Longest single wait; the daemon simply sleeps again. Keeps the deadline inside
     /// libdispatch's range (nanoseconds since 1970 in 63 bits).
     static let maximumWait: TimeInterval = 30 * 86_400
 
-    public init() {}
+    package init() {}
 
-    public func now() -> Date { Date() }
+    package func now() -> Date { Date() }
 
-    public func sleep(until deadline: Date) async throws {
+    package func sleep(until deadline: Date) async throws {
         try Task.checkCancellation()
         let current = Date()
         guard deadline > current else { return }

@@ -5,26 +5,22 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-public import Foundation
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import Foundation
+import HearthKit
 
 /// The `sd_notify` protocol without libsystemd: one datagram per state change
 /// (`READY=1`, `STOPPING=1`, `RELOADING=1`, `STATUS=…`) to the `AF_UNIX` socket named by
 /// `$NOTIFY_SOCKET`. A name starting with `@` is an abstract socket.
-public struct SystemdNotifier: Sendable {
-    public let socketPath: String
+package struct SystemdNotifier: Sendable {
+    package let socketPath: String
 
     /// nil when `NOTIFY_SOCKET` is unset or empty (not started by systemd as `Type=notify`).
-    public init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty else { return nil }
         self.socketPath = path
     }
 
-    public init(socketPath: String) {
+    package init(socketPath: String) {
         self.socketPath = socketPath
     }
 
@@ -34,7 +30,7 @@ public struct SystemdNotifier: Sendable {
     /// Never blocks: if the receiver's queue is full the datagram is dropped rather than
     /// stalling the scheduler (a datagram socket holds only a few unread messages).
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    package func notify(_ state: String) -> Bool {
         var name = Array(socketPath.utf8)
         let abstract = name.first == UInt8(ascii: "@")
         if abstract { name[0] = 0 }

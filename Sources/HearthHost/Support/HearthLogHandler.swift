@@ -1,36 +1,32 @@
-public import Logging
+package import Logging
 import Foundation
 import Synchronization
-public import HearthKit
-public import HearthStore
-public import HearthHTTP
-public import HearthSchedule
-public import HearthOutbound
+import HearthKit
 
 /// Logs to stderr as text (`2026-11-21T09:30:00.000Z warning hearth: message key=value`)
 /// or JSON lines (for journald and log shippers).
-public struct HearthLogHandler: LogHandler {
-    public enum Format: String, Sendable, CaseIterable { case text, json }
+package struct HearthLogHandler: LogHandler {
+    package enum Format: String, Sendable, CaseIterable { case text, json }
 
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
-    public let label: String
-    public let format: Format
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package let label: String
+    package let format: Format
 
-    public init(label: String, level: Logger.Level, format: Format) {
+    package init(label: String, level: Logger.Level, format: Format) {
         self.label = label
         self.logLevel = level
         self.format = format
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     private static let lock = Mutex(())
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var all = metadata
         if let m = event.metadata { all.merge(m) { $1 } }
         let ts = Timestamp.format(Date())

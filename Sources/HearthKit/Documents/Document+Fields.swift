@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Typed reads of a document's fields. A missing field or `null` reads as `nil`; a value of
-/// another type throws ``FieldError`` (which makes the document invalid input, SPEC §10).
+/// another type throws ``FieldError`` (which makes the document invalid input, docs/data-directory.md#invalid-documents).
 extension Document {
     public func string(_ field: String) throws(FieldError) -> String? {
         switch object[field] {

@@ -1,4 +1,4 @@
-/// Why a document is invalid input (SPEC §10). Its description is the message users see:
+/// Why a document is invalid input (docs/data-directory.md#invalid-documents). Its description is the message users see:
 /// `users/u42.json: field "points": expected integer, found string "12"`.
 public struct DocumentIssue: Error, Sendable, Hashable, CustomStringConvertible {
     /// Path relative to the data directory, with `.json`.

@@ -1,5 +1,5 @@
 /// Where a document lives: `collection/docId`, or deeper for subcollections
-/// (`users/u1/badges/b1`). Every component obeys the id rules of SPEC §2.
+/// (`users/u1/badges/b1`). Every component obeys the id rules of docs/data-directory.md#documents.
 public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Alternating collection and document names; always an even, non-zero count.
     public let components: [String]

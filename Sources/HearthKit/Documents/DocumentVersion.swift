@@ -1,4 +1,4 @@
-/// What a run saw of a file, for the optimistic check at commit (SPEC §3):
+/// What a run saw of a file, for the optimistic check at commit (docs/reliability.md#commits-locking-crashes):
 /// size, modification time and a content hash. `nil` in a read set means "absent".
 public struct DocumentVersion: Sendable, Hashable {
     public var size: Int

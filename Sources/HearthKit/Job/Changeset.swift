@@ -1,5 +1,5 @@
 /// Everything one job run wants to write: document creates, updates and deletes, and the
-/// outbox messages to queue — committed all-or-nothing (SPEC §3).
+/// outbox messages to queue — committed all-or-nothing (docs/reliability.md#commits-locking-crashes).
 public struct Changeset: Sendable {
     public enum Action: String, Sendable, Codable { case create, update, delete }
 
@@ -82,10 +82,15 @@ public struct Changeset: Sendable {
         messageIDs = Set(messages.map(\.id))
     }
 
-    public var counts: (created: Int, updated: Int, deleted: Int) {
+    public var counts: (created: Int, updated: Int, deleted: Int) { Action.tally(entries.map(\.action)) }
+}
+
+extension Changeset.Action {
+    /// How many of `actions` are creates, updates and deletes.
+    public static func tally(_ actions: some Sequence<Self>) -> (created: Int, updated: Int, deleted: Int) {
         var c = (0, 0, 0)
-        for e in entries {
-            switch e.action {
+        for a in actions {
+            switch a {
             case .create: c.0 += 1
             case .update: c.1 += 1
             case .delete: c.2 += 1

@@ -1,4 +1,4 @@
-/// `onInvalidDocument`: what a run does with invalid input (SPEC §10).
+/// `onInvalidDocument`: what a run does with invalid input (docs/data-directory.md#invalid-documents).
 public enum InvalidDocumentPolicy: String, Sendable, CaseIterable {
     /// Leave the document out, warn, finish `succeeded-with-warnings`.
     case skip

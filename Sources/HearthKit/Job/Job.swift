@@ -48,11 +48,11 @@ public struct JobDescriptor: Sendable {
     public var reads: [String]
     public var writes: [String]
 
-    public init(name: String, summary: String, defaultSchedule: String, parameters: [ParameterSpec] = [], reads: [String], writes: [String]) {
+    public init(name: String, summary: String, defaultSchedule: String, parameters: [any ParameterDeclaration] = [], reads: [String], writes: [String]) {
         self.name = name
         self.summary = summary
         self.defaultSchedule = defaultSchedule
-        self.parameters = parameters
+        self.parameters = parameters.map(\.spec)
         self.reads = reads
         self.writes = writes
     }

@@ -50,8 +50,8 @@ public final class JobContext: Sendable {
 
     /// Every valid document of `collection`, in id order. Invalid ones are reported per the
     /// policy (skipped with a warning, or the run fails).
-    public func documents(in collection: String) throws -> [Document] {
-        try decode(collection) { $0 }
+    public func documents(in collection: String) async throws -> [Document] {
+        try await decode(collection) { $0 }
     }
 
     /// Reads `collection` and turns each valid document into a `T` (nil: not wanted). A
@@ -59,28 +59,16 @@ public final class JobContext: Sendable {
     ///
     /// Files are read, parsed and transformed on all cores in chunks; only the `T`s are
     /// kept, so a job that needs four fields of a million transactions never holds a million
-    /// parsed documents. Results are in id order.
-    public func decode<T: Sendable>(_ collection: String, _ transform: @Sendable (Document) throws(FieldError) -> T?) throws -> [T] {
+    /// parsed documents. Results are in id order. The work runs through ``BlockingIO``, off
+    /// Swift's cooperative pool.
+    public func decode<T: Sendable>(_ collection: String, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?) async throws -> [T] {
         try Task.checkCancellation()
-        let ids = try store.documentIDs(in: collection)
-        let base = collection.split(separator: "/").map(String.init)
-        let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
         let store = self.store
-        let outcomes: [DecodeOutcome<T>] = concurrentChunks(count: paths.count) { range in
-            var out: [DecodeOutcome<T>] = []
-            for i in range {
-                switch store.read(paths[i]) {
-                case .document(let doc):
-                    do throws(FieldError) {
-                        if let t = try transform(doc) { out.append(.value(t)) }
-                    } catch {
-                        out.append(.invalid(doc.path, error.issue(in: doc.path)))
-                    }
-                case .invalid(let p, let issue): out.append(.invalid(p, issue))
-                case .missing: break
-                }
-            }
-            return out
+        let (paths, outcomes): ([DocumentPath], [DecodeOutcome<T>]) = try await BlockingIO.run { () throws(StoreError) in
+            let ids = try store.documentIDs(in: collection)
+            let base = collection.split(separator: "/").map(String.init)
+            let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
+            return (paths, Self.decodeChunks(paths, store: store, transform))
         }
         try Task.checkCancellation()
         var result: [T] = []
@@ -97,6 +85,28 @@ public final class JobContext: Sendable {
         }
         progress?(total)
         return result
+    }
+
+    /// Reads and transforms `paths` on all cores, in chunks, keeping only the outcomes.
+    private static func decodeChunks<T: Sendable>(
+        _ paths: [DocumentPath], store: any DocumentStore, _ transform: @Sendable (Document) throws(FieldError) -> T?
+    ) -> [DecodeOutcome<T>] {
+        concurrentChunks(count: paths.count) { range in
+            var out: [DecodeOutcome<T>] = []
+            for i in range {
+                switch store.read(paths[i]) {
+                case .document(let doc):
+                    do throws(FieldError) {
+                        if let t = try transform(doc) { out.append(.value(t)) }
+                    } catch {
+                        out.append(.invalid(doc.path, error.issue(in: doc.path)))
+                    }
+                case .invalid(let p, let issue): out.append(.invalid(p, issue))
+                case .missing: break
+                }
+            }
+            return out
+        }
     }
 
     /// One document; nil when absent or invalid (reported per the policy).

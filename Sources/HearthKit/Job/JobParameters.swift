@@ -49,7 +49,8 @@ public enum ParameterValue: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// One declared parameter, with its default.
+/// One declared parameter as the config loader and the CLI see it: name, accepted values,
+/// default. Jobs declare parameters with the typed ``Parameter``.
 public struct ParameterSpec: Sendable {
     public var name: String
     public var kind: ParameterKind
@@ -135,13 +136,6 @@ public struct JobParameters: Sendable {
 
     public init(_ values: [String: ParameterValue] = [:]) { self.values = values }
 
-    public subscript(name: String) -> ParameterValue? { values[name] }
-
-    public func integer(_ name: String) -> Int64? { if case .integer(let i)? = values[name] { i } else { nil } }
-    public func string(_ name: String) -> String? { if case .string(let s)? = values[name] { s } else { nil } }
-    public func stringList(_ name: String) -> [String]? { if case .stringList(let l)? = values[name] { l } else { nil } }
-    public func duration(_ name: String) -> Duration? { if case .duration(let d)? = values[name] { d } else { nil } }
-    public func boolean(_ name: String) -> Bool? { if case .boolean(let b)? = values[name] { b } else { nil } }
 
     /// Defaults, then config values, then command-line values; each checked against `specs`.
     public static func resolve(

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Reading and writing the timestamp forms of SPEC §2.
+/// Reading and writing the timestamp forms of docs/data-directory.md#documents.
 ///
 /// Read: ISO-8601 (`2026-11-21T09:30:00Z`, optional fraction, `Z` or `±HH:MM`/`±HHMM`),
 /// firebase-admin's `{"_seconds": S, "_nanoseconds": N}` and `{"seconds": S, "nanos": N}`.

@@ -4,13 +4,13 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-public import HearthKit
+import HearthKit
 
 /// An exclusive `flock` on a file under `.hearth/` (the writers' lock `.hearth/lock`, or a
 /// per-job run lock). The holder writes `pid=… job=…` into the file so that a waiter can
 /// name it. The kernel releases the lock when the process dies, so a crash never leaves it stuck.
-public final class CommitLock: Sendable {
-    public let path: String
+package final class CommitLock: Sendable {
+    package let path: String
     private let fd: Int32
 
     private init(path: String, fd: Int32) {
@@ -19,7 +19,7 @@ public final class CommitLock: Sendable {
     }
 
     /// Waits up to `timeout` for the lock; throws ``LockBusyError`` naming the holder.
-    public static func acquire(path: String, holder: String, timeout: Duration, what: String) throws -> CommitLock {
+    package static func acquire(path: String, holder: String, timeout: Duration, what: String) throws -> CommitLock {
         try FileIO.makeDirectories(FileIO.directoryName(path))
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw FileIO.Failure(path: path, operation: "open lock", errno: errno) }
@@ -44,7 +44,7 @@ public final class CommitLock: Sendable {
     }
 
     /// Releases the lock (also done by closing at deinit).
-    public func release() {
+    package func release() {
         ftruncate(fd, 0)
         flock(fd, LOCK_UN)
     }
@@ -56,13 +56,13 @@ public final class CommitLock: Sendable {
 }
 
 /// Another process holds a lock past the timeout (exit 75).
-public struct LockBusyError: Error, Sendable, CustomStringConvertible {
-    public var what: String
-    public var lockFile: String
-    public var holder: String
-    public var waited: Duration
+package struct LockBusyError: Error, Sendable, CustomStringConvertible {
+    package var what: String
+    package var lockFile: String
+    package var holder: String
+    package var waited: Duration
 
-    public var description: String {
+    package var description: String {
         let who = holder.isEmpty ? "another process" : "another process (\(holder))"
         return "\(what) is locked by \(who); waited \(DurationFormat.format(waited)) (lockTimeout). Try again when it has finished, or raise lockTimeout. Lock file: \(lockFile)"
     }

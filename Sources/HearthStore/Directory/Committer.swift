@@ -1,29 +1,29 @@
 import Foundation
-public import HearthKit
+package import HearthKit
 
-/// Applies changesets to a ``DataDirectory`` atomically (SPEC §3), and recovers after crashes.
-public struct Committer: Sendable {
-    public let data: DataDirectory
+/// Applies changesets to a ``DataDirectory`` atomically (docs/reliability.md#commits-locking-crashes), and recovers after crashes.
+package struct Committer: Sendable {
+    package let data: DataDirectory
 
-    public init(data: DataDirectory) { self.data = data }
+    package init(data: DataDirectory) { self.data = data }
 
     var journalDirectory: String { data.stateDirectory + "/journal" }
-    public var lockPath: String { data.stateDirectory + "/lock" }
+    package var lockPath: String { data.stateDirectory + "/lock" }
 
     /// Takes the writers' lock (`.hearth/lock`), waiting up to `timeout`.
-    public func lock(holder: String, timeout: Duration) throws -> CommitLock {
+    package func lock(holder: String, timeout: Duration) throws -> CommitLock {
         try CommitLock.acquire(path: lockPath, holder: holder, timeout: timeout, what: "the data directory \(data.root)")
     }
 
     /// What ``recover()`` did.
-    public struct Recovery: Sendable, Equatable {
-        public var redone: [String] = []
-        public var discarded: [String] = []
+    package struct Recovery: Sendable, Equatable {
+        package var redone: [String] = []
+        package var discarded: [String] = []
     }
 
     /// Finishes every committed journal and discards uncommitted ones. Call with the lock held.
     @discardableResult
-    public func recover() throws -> Recovery {
+    package func recover() throws -> Recovery {
         var r = Recovery()
         guard let names = try FileIO.list(journalDirectory) else { return r }
         for name in names.sorted() {
@@ -46,7 +46,7 @@ public struct Committer: Sendable {
 
     /// Checks that every document the changeset writes is still as the run read it.
     /// Call with the lock held. Returns the paths that changed.
-    public func conflicts(in changeset: Changeset) throws -> [DocumentPath] {
+    package func conflicts(in changeset: Changeset) throws -> [DocumentPath] {
         var changed: [DocumentPath] = []
         for e in changeset.entries {
             let now = try data.currentVersion(e.path)
@@ -58,7 +58,7 @@ public struct Committer: Sendable {
     /// Commits: journal, commit point, files, directory syncs, journal removal.
     /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit;
     /// `leading` adds files written before the documents (ledger entries, see ``Ledger``).
-    public func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Journal.Operation] = []) throws {
+    package func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Journal.Operation] = []) throws {
         var ops: [Journal.Operation] = leading
         ops.reserveCapacity(leading.count + changeset.entries.count + extra.count)
         for e in changeset.entries {
@@ -101,7 +101,7 @@ public struct Committer: Sendable {
     /// Writes a journal's files. Idempotent, so recovery may run it again.
     ///
     /// Every file goes through a temp file beside it and a rename, and its bytes are on disk
-    /// before the rename: small commits fsync each temp file (SPEC §3 to the letter); large
+    /// before the rename: small commits fsync each temp file (docs/reliability.md#commits-locking-crashes to the letter); large
     /// ones write all temp files, make them durable with one `syncfs` of the data directory's
     /// file system, then rename. The ordering guarantee is the same — no rename is visible
     /// before its bytes are durable — at one sync instead of thousands (a commit of 20,000

@@ -1,26 +1,26 @@
-public import Foundation
-public import HearthKit
-/// The JSON data directory of SPEC §2: `<root>/<collection>/<docId>.json`.
-public struct DataDirectory: DocumentStore {
+package import Foundation
+package import HearthKit
+/// The JSON data directory of docs/data-directory.md#documents: `<root>/<collection>/<docId>.json`.
+package struct DataDirectory: DocumentStore {
     /// Firestore's document size limit.
-    public static let maxDocumentSize = 1 << 20
+    package static let maxDocumentSize = 1 << 20
 
     /// Absolute, symlink-resolved root.
-    public let root: String
+    package let root: String
 
     /// Opens (does not create) a data directory.
-    public init(root: String) throws(StoreError) {
+    package init(root: String) throws(StoreError) {
         guard let real = FileIO.realPath(root), (try? FileIO.statPath(real))??.isDirectory == true else {
             throw StoreError("data directory \(root) does not exist or is not a directory; create it (e.g. with `hearth seed --out \(root)`) or set dataDir / --data")
         }
         self.root = real
     }
 
-    public var stateDirectory: String { root + "/.hearth" }
+    package var stateDirectory: String { root + "/.hearth" }
 
-    public func filePath(_ path: DocumentPath) -> String { root + "/" + path.relativeFile }
+    package func filePath(_ path: DocumentPath) -> String { root + "/" + path.relativeFile }
 
-    public func collectionDirectory(_ collection: String) -> String { root + "/" + collection }
+    package func collectionDirectory(_ collection: String) -> String { root + "/" + collection }
 
     static func validateCollection(_ collection: String) throws(StoreError) {
         let parts = collection.split(separator: "/", omittingEmptySubsequences: false)
@@ -38,12 +38,12 @@ public struct DataDirectory: DocumentStore {
         return real == root || real.hasPrefix(root + "/")
     }
 
-    public func documentIDs(in collection: String) throws(StoreError) -> [String] {
+    package func documentIDs(in collection: String) throws(StoreError) -> [String] {
         try listCollection(collection).ids
     }
 
     /// Document ids plus the names Hearth ignores (non-`.json` files, invalid names).
-    public func listCollection(_ collection: String) throws(StoreError) -> (ids: [String], ignored: [String]) {
+    package func listCollection(_ collection: String) throws(StoreError) -> (ids: [String], ignored: [String]) {
         try DataDirectory.validateCollection(collection)
         let dir = collectionDirectory(collection)
         let dirStat: FileIO.Stat?
@@ -72,7 +72,7 @@ public struct DataDirectory: DocumentStore {
     }
 
     /// Top-level collections (directories not starting with `.`).
-    public func collections() throws(StoreError) -> [String] {
+    package func collections() throws(StoreError) -> [String] {
         let names: [String]
         do { names = try FileIO.list(root) ?? [] } catch { throw StoreError(error.description) }
         return names.filter { n in
@@ -80,7 +80,7 @@ public struct DataDirectory: DocumentStore {
         }.sorted()
     }
 
-    public func read(_ path: DocumentPath) -> DocumentRead {
+    package func read(_ path: DocumentPath) -> DocumentRead {
         let file = filePath(path)
         let rel = path.relativeFile
         do {
@@ -117,7 +117,7 @@ public struct DataDirectory: DocumentStore {
     }
 
     /// Reads a collection on all cores; results are in id order.
-    public func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
+    package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
         let ids = try documentIDs(in: collection)
         let base = collection.split(separator: "/").map(String.init)
         let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
@@ -125,23 +125,23 @@ public struct DataDirectory: DocumentStore {
     }
 
     /// Reads many documents on all cores; results are in the order of `paths`.
-    public func readConcurrently(_ paths: [DocumentPath]) -> [DocumentRead] {
+    package func readConcurrently(_ paths: [DocumentPath]) -> [DocumentRead] {
         concurrentChunks(count: paths.count, chunkSize: 256) { range in range.map { read(paths[$0]) } }
     }
 
     /// The version of the file now, for the commit-time check; nil when absent.
-    public func currentVersion(_ path: DocumentPath) throws(FileIO.Failure) -> DocumentVersion? {
+    package func currentVersion(_ path: DocumentPath) throws(FileIO.Failure) -> DocumentVersion? {
         guard let (bytes, st, _) = try FileIO.readFile(filePath(path), limit: Int.max) else { return nil }
         return DocumentVersion(size: st.size, mtimeSeconds: st.mtimeSeconds, mtimeNanoseconds: st.mtimeNanoseconds, hash: DocumentVersion.hash(bytes))
     }
 }
 
 extension DataDirectory {
-    public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] {
+    package func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] {
         try Ledger.entries(namespace: namespace, from: from, to: to, stateDirectory: stateDirectory)
     }
 
-    public func ledgerFiles(namespace: String, before date: Date) throws -> [String] {
+    package func ledgerFiles(namespace: String, before date: Date) throws -> [String] {
         try Ledger.files(namespace: namespace, before: date, stateDirectory: stateDirectory)
     }
 }

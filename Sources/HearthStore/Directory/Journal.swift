@@ -1,22 +1,22 @@
-public import HearthKit
-/// The write-ahead journal of SPEC §3.
+import HearthKit
+/// The write-ahead journal of docs/reliability.md#commits-locking-crashes.
 ///
 /// A commit writes every file it will put (with its full bytes) and every file it will
 /// delete into `.hearth/journal/<id>.pending`, fsyncs it and renames it to `<id>.journal`:
 /// that rename is the commit point. The files are then written (temp file, fsync, rename),
 /// their directories fsynced, and the journal removed. Recovery redoes every `.journal`
 /// (writing a file twice is harmless) and deletes every `.pending` (never committed).
-public struct Journal: Sendable {
-    public enum Operation: Sendable, Equatable {
+package struct Journal: Sendable {
+    package enum Operation: Sendable, Equatable {
         /// Relative path (from the data root) and the file's bytes.
         case put(String, [UInt8])
         case delete(String)
     }
 
-    public var id: String
-    public var operations: [Operation]
+    package var id: String
+    package var operations: [Operation]
 
-    public init(id: String, operations: [Operation]) {
+    package init(id: String, operations: [Operation]) {
         self.id = id
         self.operations = operations
     }

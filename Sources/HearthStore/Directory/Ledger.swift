@@ -1,8 +1,8 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+package import HearthKit
 
 /// Hearth's own bookkeeping for jobs that must remember what they did without writing it into
-/// the apps' documents — e.g. "a push was queued for notification n1" (SPEC §9.7).
+/// the apps' documents — e.g. "a push was queued for notification n1" (docs/jobs/notification-fanout.md#pushes).
 ///
 /// A job records `key → value` entries in a namespace, stamped with a date; they are committed
 /// atomically with the run, *before* its documents, so a reader that sees a document the run
@@ -14,24 +14,24 @@ public import HearthKit
 ///
 /// The hour is the UTC hour of the entries' dates, so reading a window and pruning what is
 /// older than it only looks at file names. A dry run writes nothing.
-public enum Ledger {
-    public typealias Record = LedgerRecord
+package enum Ledger {
+    package typealias Record = LedgerRecord
 
     /// `.hearth/ledger/<namespace>` relative to the data root.
-    public static func relativeDirectory(_ namespace: String) -> String { ".hearth/ledger/\(namespace)" }
+    package static func relativeDirectory(_ namespace: String) -> String { ".hearth/ledger/\(namespace)" }
 
     /// `yyyyMMddTHH` (UTC) of `date`: file names sort by hour.
-    public static func hourStamp(_ date: Date) -> String {
+    package static func hourStamp(_ date: Date) -> String {
         let iso = Timestamp.format(date)  // 2026-11-20T09:30:00.000Z
         let digits = iso.prefix(13).filter { $0 != "-" }  // 20261120T09
         return String(digits)
     }
 
-    public static func isValidNamespace(_ s: String) -> Bool { LedgerRecord.isValidNamespace(s) }
+    package static func isValidNamespace(_ s: String) -> Bool { LedgerRecord.isValidNamespace(s) }
 
     /// The entries of `namespace` whose hour lies within `[from, to]` (by UTC hour), read from
     /// the data directory at `stateDirectory` (`<data>/.hearth`). Unreadable files are skipped.
-    public static func entries(namespace: String, from: Date, to: Date, stateDirectory: String) throws(FileIO.Failure) -> [String: String] {
+    package static func entries(namespace: String, from: Date, to: Date, stateDirectory: String) throws(FileIO.Failure) -> [String: String] {
         let dir = stateDirectory + "/ledger/" + namespace
         let lo = hourStamp(from)
         let hi = hourStamp(to)
@@ -48,7 +48,7 @@ public enum Ledger {
     }
 
     /// Relative paths of the files of `namespace` whose hour is before `date`'s hour.
-    public static func files(namespace: String, before date: Date, stateDirectory: String) throws(FileIO.Failure) -> [String] {
+    package static func files(namespace: String, before date: Date, stateDirectory: String) throws(FileIO.Failure) -> [String] {
         let cutoff = hourStamp(date)
         return (try FileIO.list(stateDirectory + "/ledger/" + namespace) ?? []).sorted()
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") && String($0.prefix(11)) < cutoff }
@@ -56,7 +56,7 @@ public enum Ledger {
     }
 
     /// The journal operations for a run's records and prunes: one new file per namespace and hour.
-    public static func operations(records: [Record], deletes: [String], job: String, runID: String) -> [Journal.Operation] {
+    package static func operations(records: [Record], deletes: [String], job: String, runID: String) -> [Journal.Operation] {
         var groups: [String: [Record]] = [:]
         var order: [String] = []
         for r in records {

@@ -1,10 +1,10 @@
-public import HearthKit
+import HearthKit
 /// Run records on disk: writing, pruning to `historyLimit`, listing.
-public struct RunHistory: Sendable {
-    public let data: DataDirectory
-    public let limit: Int
+package struct RunHistory: Sendable {
+    package let data: DataDirectory
+    package let limit: Int
 
-    public init(data: DataDirectory, limit: Int) {
+    package init(data: DataDirectory, limit: Int) {
         self.data = data
         self.limit = limit
     }
@@ -12,14 +12,14 @@ public struct RunHistory: Sendable {
     var directory: String { data.stateDirectory + "/runs" }
 
     /// Writes a record on its own (records of committed runs go into the commit instead).
-    public func write(_ record: RunRecord) throws {
+    package func write(_ record: RunRecord) throws {
         let path = data.root + "/" + record.relativePath
         try FileIO.makeDirectories(FileIO.directoryName(path))
         try FileIO.writeAtomically(path, JSONWriter.document(record.json))
     }
 
     /// Deletes a job's oldest records beyond the limit.
-    public func prune(job: String) throws {
+    package func prune(job: String) throws {
         let dir = directory + "/" + job
         guard let names = try FileIO.list(dir)?.filter({ $0.hasSuffix(".json") && !$0.hasPrefix(".") }).sorted(),
             names.count > limit
@@ -28,7 +28,7 @@ public struct RunHistory: Sendable {
     }
 
     /// Records, newest first.
-    public func list(job: String? = nil, status: RunRecord.Status? = nil, limit: Int? = nil) throws -> [RunRecord] {
+    package func list(job: String? = nil, status: RunRecord.Status? = nil, limit: Int? = nil) throws -> [RunRecord] {
         let jobs: [String]
         if let job { jobs = [job] } else { jobs = (try FileIO.list(directory) ?? []).filter { !$0.hasPrefix(".") } }
         var out: [RunRecord] = []
@@ -47,7 +47,7 @@ public struct RunHistory: Sendable {
     }
 
     /// The newest record of a job, if any.
-    public func last(job: String) throws -> RunRecord? {
+    package func last(job: String) throws -> RunRecord? {
         try list(job: job, limit: 1).first
     }
 }

@@ -1,10 +1,10 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+package import HearthKit
 
-/// The record of one run (SPEC §4), kept under `.hearth/runs/<job>/<runId>.json`.
-public struct RunRecord: Sendable, Equatable {
-    public enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill }
-    public enum Status: String, Sendable, CaseIterable {
+/// The record of one run (docs/runs-and-plans.md#runs), kept under `.hearth/runs/<job>/<runId>.json`.
+package struct RunRecord: Sendable, Equatable {
+    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill }
+    package enum Status: String, Sendable, CaseIterable {
         case succeeded
         case succeededWithWarnings = "succeeded-with-warnings"
         case failed, cancelled
@@ -13,24 +13,24 @@ public struct RunRecord: Sendable, Equatable {
         case conflict
     }
 
-    public var runID: String
-    public var job: String
-    public var trigger: Trigger
-    public var logicalTime: Date
-    public var start: Date
-    public var end: Date
-    public var attempt: Int
-    public var status: Status
-    public var dryRun: Bool
-    public var created = 0
-    public var updated = 0
-    public var deleted = 0
-    public var messagesQueued = 0
-    public var documentsRead = 0
-    public var warnings: [String] = []
-    public var error: String?
+    package var runID: String
+    package var job: String
+    package var trigger: Trigger
+    package var logicalTime: Date
+    package var start: Date
+    package var end: Date
+    package var attempt: Int
+    package var status: Status
+    package var dryRun: Bool
+    package var created = 0
+    package var updated = 0
+    package var deleted = 0
+    package var messagesQueued = 0
+    package var documentsRead = 0
+    package var warnings: [String] = []
+    package var error: String?
 
-    public init(runID: String, job: String, trigger: Trigger, logicalTime: Date, start: Date, end: Date, attempt: Int, status: Status, dryRun: Bool) {
+    package init(runID: String, job: String, trigger: Trigger, logicalTime: Date, start: Date, end: Date, attempt: Int, status: Status, dryRun: Bool) {
         self.runID = runID
         self.job = job
         self.trigger = trigger
@@ -42,7 +42,7 @@ public struct RunRecord: Sendable, Equatable {
         self.dryRun = dryRun
     }
 
-    public var json: JSONObject {
+    package var json: JSONObject {
         var o = JSONObject([
             ("runId", .string(runID)), ("job", .string(job)), ("trigger", .string(trigger.rawValue)),
             ("logicalTime", Timestamp.json(logicalTime)), ("start", Timestamp.json(start)), ("end", Timestamp.json(end)),
@@ -57,7 +57,7 @@ public struct RunRecord: Sendable, Equatable {
         return o
     }
 
-    public init?(json o: JSONObject) {
+    package init?(json o: JSONObject) {
         guard case .string(let id)? = o["runId"], case .string(let job)? = o["job"],
             let trig = o["trigger"]?.stringValue.flatMap(Trigger.init(rawValue:)),
             let lt = o["logicalTime"].flatMap(Timestamp.date(from:)), let st = o["start"].flatMap(Timestamp.date(from:)),
@@ -76,5 +76,5 @@ public struct RunRecord: Sendable, Equatable {
     }
 
     /// Relative path of the record inside the data directory.
-    public var relativePath: String { ".hearth/runs/\(job)/\(runID).json" }
+    package var relativePath: String { ".hearth/runs/\(job)/\(runID).json" }
 }

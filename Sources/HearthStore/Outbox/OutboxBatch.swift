@@ -1,5 +1,5 @@
-public import Foundation
-public import HearthKit
+import Foundation
+package import HearthKit
 
 /// The messages one run committed, stored together: `pending/<job>-<runId>-b0001.jsonl`, one compact JSON
 /// envelope per line (``OutboxStore/envelope(_:job:runID:createdAt:)``), written once by the
@@ -19,25 +19,25 @@ public import HearthKit
 /// and two unlinks when done. A crash can lose the log records written since the last flush
 /// (their messages are then sent again: at-least-once, receivers dedupe on the stable id), never
 /// a message.
-public struct OutboxBatch: Sendable {
-    public static let suffix = ".jsonl"
+package struct OutboxBatch: Sendable {
+    package static let suffix = ".jsonl"
     /// A run's messages are split into batches of at most this many (`-b0001`, `-b0002`, …), so
     /// a batch file stays a few MiB and concurrent deliverers can share a big run.
-    public static let maxMessages = 10_000
-    public static let logSuffix = ".jsonl.log"
+    package static let maxMessages = 10_000
+    package static let logSuffix = ".jsonl.log"
 
     /// What the log says about one message.
-    public enum State: Sendable {
+    package enum State: Sendable {
         case finished(String)
         case pending(OutboxEnvelope)
     }
 
     /// The batch's lines (without their newline), in order.
-    public let lines: [ArraySlice<UInt8>]
+    package let lines: [ArraySlice<UInt8>]
     /// The latest log record per message id.
-    public let states: [String: State]
+    package let states: [String: State]
 
-    public init(batch: [UInt8], log: [UInt8]?) {
+    package init(batch: [UInt8], log: [UInt8]?) {
         lines = Self.split(batch)
         var states: [String: State] = [:]
         for line in Self.split(log ?? []) {
@@ -56,7 +56,7 @@ public struct OutboxBatch: Sendable {
     }
 
     /// What line `index` of the batch is now.
-    public enum Entry: Sendable {
+    package enum Entry: Sendable {
         /// A message not finished yet, with its latest state.
         case live(OutboxEnvelope)
         /// A message (or an invalid line) the log says is done.
@@ -65,7 +65,7 @@ public struct OutboxBatch: Sendable {
         case invalid
     }
 
-    public func entry(at index: Int) -> Entry {
+    package func entry(at index: Int) -> Entry {
         guard let envelope = OutboxEnvelope(bytes: Array(lines[index])), envelope.kind != nil else {
             if case .finished? = states[Self.invalidLineID(index)] { return .finished }
             return .invalid
@@ -81,7 +81,7 @@ public struct OutboxBatch: Sendable {
     package static func invalidLineID(_ index: Int) -> String { "line\(index + 1)" }
 
     /// The messages not finished yet, in batch order.
-    public var liveMessages: [OutboxEnvelope] {
+    package var liveMessages: [OutboxEnvelope] {
         lines.indices.compactMap { if case .live(let e) = entry(at: $0) { e } else { nil } }
     }
 
@@ -91,14 +91,14 @@ public struct OutboxBatch: Sendable {
     }
 
     /// Whether message `id` is in the batch and not finished.
-    public func holds(_ id: String) -> Bool {
+    package func holds(_ id: String) -> Bool {
         if case .finished? = states[id] { return false }
         if case .pending? = states[id] { return true }
         return lines.contains { OutboxEnvelope(bytes: Array($0))?.id == id }
     }
 
     /// The bytes of a batch file holding `envelopes`.
-    public static func encode(_ envelopes: [JSONObject]) -> [UInt8] {
+    package static func encode(_ envelopes: [JSONObject]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(envelopes.count * 512)
         for e in envelopes {

@@ -1,5 +1,5 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+package import HearthKit
 
 /// One outbox message file as stored under `.hearth/outbox/<folder>/`: the envelope written by
 /// the job's commit (``OutboxStore/envelope(_:job:runID:createdAt:)``) plus delivery state.
@@ -12,9 +12,9 @@ public import HearthKit
 /// - `finishedAt`, `reason` for dead and dropped messages.
 ///
 /// Unknown keys are kept as they are.
-public struct OutboxEnvelope: Sendable {
+package struct OutboxEnvelope: Sendable {
     /// Where one target stands.
-    public enum TargetState: String, Sendable, CaseIterable {
+    package enum TargetState: String, Sendable, CaseIterable {
         /// Not sent successfully yet; the next attempt sends it.
         case pending
         /// The endpoint or push service accepted it.
@@ -29,17 +29,17 @@ public struct OutboxEnvelope: Sendable {
         case failed
 
         /// Whether nothing more will be done for this target automatically.
-        public var isFinal: Bool { self != .pending }
+        package var isFinal: Bool { self != .pending }
     }
 
     /// One endpoint (events) or device token (pushes) of a message.
-    public struct Target: Sendable, Equatable {
-        public var name: String
-        public var state: TargetState
-        public var at: Date?
-        public var error: String?
+    package struct Target: Sendable, Equatable {
+        package var name: String
+        package var state: TargetState
+        package var at: Date?
+        package var error: String?
 
-        public init(name: String, state: TargetState = .pending, at: Date? = nil, error: String? = nil) {
+        package init(name: String, state: TargetState = .pending, at: Date? = nil, error: String? = nil) {
             self.name = name
             self.state = state
             self.at = at
@@ -47,64 +47,64 @@ public struct OutboxEnvelope: Sendable {
         }
     }
 
-    public var object: JSONObject
+    package var object: JSONObject
 
-    public init(object: JSONObject) {
+    package init(object: JSONObject) {
         self.object = object
     }
 
     /// Parses a message file; nil when it is not a JSON object with a string `id`.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard case .object(let o)? = try? JSONParser.parse(bytes), o["id"]?.stringValue != nil else { return nil }
         object = o
     }
 
     /// The file's bytes (the document layout).
-    public var bytes: [UInt8] { JSONWriter.document(object) }
+    package var bytes: [UInt8] { JSONWriter.document(object) }
 
-    public var id: String { object["id"]?.stringValue ?? "" }
-    public var kind: OutboxMessage.Kind? { object["kind"]?.stringValue.flatMap(OutboxMessage.Kind.init(rawValue:)) }
-    public var recipient: String { object["recipient"]?.stringValue ?? "" }
-    public var title: String { object["title"]?.stringValue ?? "" }
-    public var payload: JSONObject { object["payload"]?.objectValue ?? JSONObject() }
-    public var job: String? { object["job"]?.stringValue }
-    public var runID: String? { object["runId"]?.stringValue }
-    public var createdAt: Date? { object["createdAt"].flatMap(Timestamp.date(from:)) }
+    package var id: String { object["id"]?.stringValue ?? "" }
+    package var kind: OutboxMessage.Kind? { object["kind"]?.stringValue.flatMap(OutboxMessage.Kind.init(rawValue:)) }
+    package var recipient: String { object["recipient"]?.stringValue ?? "" }
+    package var title: String { object["title"]?.stringValue ?? "" }
+    package var payload: JSONObject { object["payload"]?.objectValue ?? JSONObject() }
+    package var job: String? { object["job"]?.stringValue }
+    package var runID: String? { object["runId"]?.stringValue }
+    package var createdAt: Date? { object["createdAt"].flatMap(Timestamp.date(from:)) }
 
-    public var attempts: Int {
+    package var attempts: Int {
         get { Int(object["attempts"]?.intValue ?? 0) }
         set { object["attempts"] = .int(Int64(newValue)) }
     }
 
     /// When the message is next due; nil (absent) means now.
-    public var nextAttemptAt: Date? {
+    package var nextAttemptAt: Date? {
         get { object["nextAttemptAt"].flatMap(Timestamp.date(from:)) }
         set { object["nextAttemptAt"] = newValue.map(Timestamp.json) ?? .null }
     }
 
-    public var lastError: String? {
+    package var lastError: String? {
         get { object["lastError"]?.stringValue }
         set { object["lastError"] = newValue.map(JSONValue.string) ?? .null }
     }
 
-    public var retriedAt: Date? {
+    package var retriedAt: Date? {
         get { object["retriedAt"].flatMap(Timestamp.date(from:)) }
         set { object["retriedAt"] = newValue.map(Timestamp.json) }
     }
 
     /// Why the message is dead or dropped.
-    public var reason: String? {
+    package var reason: String? {
         get { object["reason"]?.stringValue }
         set { object["reason"] = newValue.map(JSONValue.string) }
     }
 
-    public var finishedAt: Date? {
+    package var finishedAt: Date? {
         get { object["finishedAt"].flatMap(Timestamp.date(from:)) }
         set { object["finishedAt"] = newValue.map(Timestamp.json) }
     }
 
     /// When delivery was first attempted (set by the deliverer).
-    public var firstAttemptAt: Date? {
+    package var firstAttemptAt: Date? {
         get { object["firstAttemptAt"].flatMap(Timestamp.date(from:)) }
         set { object["firstAttemptAt"] = newValue.map(Timestamp.json) }
     }
@@ -112,14 +112,14 @@ public struct OutboxEnvelope: Sendable {
     /// `maxAge` counts from here: the last `hearth outbox retry`, else the first attempt (right
     /// after the commit, normally), else the creation. Not the creation first: `createdAt` is
     /// the run's start time, which `--now` may set anywhere in the past.
-    public var ageBase: Date? { retriedAt ?? firstAttemptAt ?? createdAt }
+    package var ageBase: Date? { retriedAt ?? firstAttemptAt ?? createdAt }
 
     /// When the message is due: a message never attempted is due at once (its `nextAttemptAt`
     /// is the run's start time, which `--now` may set in the future).
-    public var dueAt: Date { attempts == 0 ? .distantPast : (nextAttemptAt ?? .distantPast) }
+    package var dueAt: Date { attempts == 0 ? .distantPast : (nextAttemptAt ?? .distantPast) }
 
     /// The targets, in the order they were first resolved. Empty before the first attempt.
-    public var targets: [Target] {
+    package var targets: [Target] {
         get {
             guard let o = object["targets"]?.objectValue else { return [] }
             return o.map { name, value in
@@ -142,10 +142,10 @@ public struct OutboxEnvelope: Sendable {
     }
 
     /// Whether the targets have been resolved (the first attempt happened).
-    public var hasTargets: Bool { object["targets"]?.objectValue != nil }
+    package var hasTargets: Bool { object["targets"]?.objectValue != nil }
 
     /// The device tokens the job queued (`payload.tokens`), or nil when it queued none.
-    public var queuedTokens: [String]? {
+    package var queuedTokens: [String]? {
         guard case .array(let list)? = payload["tokens"] else { return nil }
         return list.compactMap(\.stringValue)
     }

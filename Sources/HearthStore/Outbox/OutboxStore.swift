@@ -1,5 +1,5 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+package import HearthKit
 
 /// The outbox on disk, under `.hearth/outbox/`:
 ///
@@ -17,21 +17,21 @@ public import HearthKit
 ///
 /// `<name>` is ``fileName(_:)`` of the message id. Deliverers claim a pending message with a
 /// `flock` on its file (``OutboxClaim``).
-public enum OutboxStore {
+package enum OutboxStore {
     /// The folders a message can be in.
-    public enum Folder: String, Sendable, CaseIterable {
+    package enum Folder: String, Sendable, CaseIterable {
         case pending, dead, dropped
     }
 
     /// How many dropped messages are kept.
-    public static let droppedRetention = 1000
+    package static let droppedRetention = 1000
 
-    public static func relativePath(pending id: String) -> String {
+    package static func relativePath(pending id: String) -> String {
         ".hearth/outbox/pending/\(fileName(id)).json"
     }
 
     /// Batch `part` (from 1) of the messages run `runID` of `job` queued.
-    public static func relativePath(batchOf job: String, runID: String, part: Int) -> String {
+    package static func relativePath(batchOf job: String, runID: String, part: Int) -> String {
         ".hearth/outbox/pending/\(batchPrefix(job: job, runID: runID))\(String(format: "%04d", part))\(OutboxBatch.suffix)"
     }
 
@@ -41,7 +41,7 @@ public enum OutboxStore {
     }
 
     /// The journal operations writing `messages` as the batches of one run.
-    public static func batchOperations(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Journal.Operation] {
+    package static func batchOperations(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Journal.Operation] {
         stride(from: 0, to: messages.count, by: OutboxBatch.maxMessages).enumerated().map { part, start in
             let chunk = messages[start..<min(messages.count, start + OutboxBatch.maxMessages)]
             return .put(
@@ -51,7 +51,7 @@ public enum OutboxStore {
     }
 
     /// Message ids become file names; anything outside `[A-Za-z0-9._-]` is percent-encoded.
-    public static func fileName(_ id: String) -> String {
+    package static func fileName(_ id: String) -> String {
         var out = ""
         for b in id.utf8 {
             let c = Character(Unicode.Scalar(b))
@@ -65,7 +65,7 @@ public enum OutboxStore {
     }
 
     /// The stored form of a queued message.
-    public static func envelope(_ m: OutboxMessage, job: String, runID: String, createdAt: Date) -> JSONObject {
+    package static func envelope(_ m: OutboxMessage, job: String, runID: String, createdAt: Date) -> JSONObject {
         JSONObject([
             ("id", .string(m.id)), ("kind", .string(m.kind.rawValue)), ("recipient", .string(m.recipient)),
             ("title", .string(m.title)), ("payload", .object(m.payload)), ("job", .string(job)), ("runId", .string(runID)),
@@ -76,14 +76,14 @@ public enum OutboxStore {
 
     // MARK: Folders
 
-    public static func root(_ data: DataDirectory) -> String { data.stateDirectory + "/outbox" }
+    package static func root(_ data: DataDirectory) -> String { data.stateDirectory + "/outbox" }
 
-    public static func directory(_ folder: Folder, in data: DataDirectory) -> String {
+    package static func directory(_ folder: Folder, in data: DataDirectory) -> String {
         root(data) + "/" + folder.rawValue
     }
 
     /// The file names (`<name>.json`) in a folder, sorted; temporary files are skipped.
-    public static func names(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [String] {
+    package static func names(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [String] {
         let names = try FileIO.list(directory(folder, in: data)) ?? []
         return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
     }
@@ -116,7 +116,7 @@ public enum OutboxStore {
     }
 
     /// The batches in `pending/` (their names without ``OutboxBatch/suffix``), sorted.
-    public static func batchNames(_ data: DataDirectory) throws(FileIO.Failure) -> [String] {
+    package static func batchNames(_ data: DataDirectory) throws(FileIO.Failure) -> [String] {
         try pendingListing(data).batches
     }
 
@@ -129,20 +129,20 @@ public enum OutboxStore {
     }
 
     /// Batch `name` with its delivery log applied; nil when it does not exist.
-    public static func batch(_ name: String, data: DataDirectory) throws(FileIO.Failure) -> OutboxBatch? {
+    package static func batch(_ name: String, data: DataDirectory) throws(FileIO.Failure) -> OutboxBatch? {
         guard let bytes = try FileIO.readSmallFile(batchPath(name, data: data)) else { return nil }
         return OutboxBatch(batch: bytes, log: try FileIO.readSmallFile(batchLogPath(name, data: data)))
     }
 
     /// Whether any message waits in `pending/`.
-    public static func hasPending(_ data: DataDirectory) -> Bool {
+    package static func hasPending(_ data: DataDirectory) -> Bool {
         guard let listing = try? pendingListing(data) else { return false }
         return !listing.files.isEmpty || !listing.batches.isEmpty
     }
 
     /// The messages in a folder: single files in file-name order, then (for `pending/`) the
     /// unfinished messages of each batch. Unreadable files are skipped.
-    public static func messages(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
+    package static func messages(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
         let listing = folder == .pending ? try pendingListing(data) : PendingListing(files: try names(in: folder, data: data))
         var out: [OutboxEnvelope] = []
         for name in listing.files {
@@ -158,7 +158,7 @@ public enum OutboxStore {
     }
 
     /// The folder holding message `id`, if any.
-    public static func locate(id: String, data: DataDirectory) -> Folder? {
+    package static func locate(id: String, data: DataDirectory) -> Folder? {
         let name = fileName(id) + ".json"
         if exists(directory(.pending, in: data) + "/" + name) { return .pending }
         for batchName in (try? batchNames(data)) ?? [] where (try? batch(batchName, data: data))??.holds(id) == true {
@@ -173,7 +173,7 @@ public enum OutboxStore {
 
     /// Writes one message straight into `pending/` (temp file, fsync, rename, directory fsync):
     /// for messages that are not part of a job's commit, such as `job.failed`.
-    public static func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date, data: DataDirectory) throws(FileIO.Failure) {
+    package static func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date, data: DataDirectory) throws(FileIO.Failure) {
         let dir = directory(.pending, in: data)
         try FileIO.makeDirectories(dir)
         try FileIO.writeAtomically(dir + "/" + fileName(message.id) + ".json", JSONWriter.document(envelope(message, job: job, runID: runID, createdAt: createdAt)))
@@ -196,7 +196,7 @@ public enum OutboxStore {
     /// now. Targets already delivered are not sent again. Returns false when no dead letter has
     /// that id.
     @discardableResult
-    public static func retry(id: String, now: Date, data: DataDirectory) throws(FileIO.Failure) -> Bool {
+    package static func retry(id: String, now: Date, data: DataDirectory) throws(FileIO.Failure) -> Bool {
         let name = fileName(id) + ".json"
         let dead = directory(.dead, in: data) + "/" + name
         guard let bytes = try FileIO.readSmallFile(dead) else { return false }

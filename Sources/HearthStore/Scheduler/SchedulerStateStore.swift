@@ -1,5 +1,5 @@
-public import Foundation
-public import HearthKit
+package import Foundation
+import HearthKit
 
 /// The daemon's persisted per-job state, `.hearth/scheduler/<job>.json`:
 ///
@@ -20,15 +20,15 @@ public import HearthKit
 /// older than `catchUpWindow` it is the start of that window. `schedule` and `timeZone` tell
 /// whether the job's schedule changed while the daemon was down; if so, the new schedule
 /// starts from now and nothing is caught up.
-public struct SchedulerStateStore: Sendable {
-    public struct Entry: Sendable, Equatable {
-        public var job: String
-        public var schedule: String
-        public var timeZone: String
-        public var lastSlot: Date
-        public var updatedAt: Date
+package struct SchedulerStateStore: Sendable {
+    package struct Entry: Sendable, Equatable {
+        package var job: String
+        package var schedule: String
+        package var timeZone: String
+        package var lastSlot: Date
+        package var updatedAt: Date
 
-        public init(job: String, schedule: String, timeZone: String, lastSlot: Date, updatedAt: Date) {
+        package init(job: String, schedule: String, timeZone: String, lastSlot: Date, updatedAt: Date) {
             self.job = job
             self.schedule = schedule
             self.timeZone = timeZone
@@ -51,17 +51,17 @@ public struct SchedulerStateStore: Sendable {
         }
     }
 
-    public let directory: String
+    package let directory: String
 
-    public init(data: DataDirectory) {
+    package init(data: DataDirectory) {
         directory = data.stateDirectory + "/scheduler"
     }
 
-    public func path(job: String) -> String { directory + "/\(job).json" }
+    package func path(job: String) -> String { directory + "/\(job).json" }
 
     /// The job's state; nil when there is none or it cannot be read (then the daemon starts
     /// the job afresh from now).
-    public func load(job: String) -> Entry? {
+    package func load(job: String) -> Entry? {
         guard let bytes = try? FileIO.readSmallFile(path(job: job)),
             case .object(let o)? = try? JSONParser.parse(bytes)
         else { return nil }
@@ -69,7 +69,7 @@ public struct SchedulerStateStore: Sendable {
     }
 
     /// Writes the job's state atomically (temp file + fsync + rename).
-    public func save(_ entry: Entry) throws {
+    package func save(_ entry: Entry) throws {
         try FileIO.makeDirectories(directory)
         try FileIO.writeAtomically(path(job: entry.job), JSONWriter.document(entry.json))
     }

@@ -2,31 +2,31 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-public import HearthKit
+package import HearthKit
 #endif
 
 /// Thin POSIX file helpers: the store needs `fsync`, `O_EXCL`, `flock` and `lstat`, which
 /// Foundation's `FileManager` does not expose.
-public enum FileIO {
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var path: String
-        public var operation: String
-        public var errno: Int32
-        public var description: String {
+package enum FileIO {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var path: String
+        package var operation: String
+        package var errno: Int32
+        package var description: String {
             let text = "\(operation) \(path): \(String(cString: strerror(errno)))"
             guard errno == ENOSPC || errno == EDQUOT else { return text }
             return text + " (free space on that file system and run the command again; a commit cut short is finished or rolled back by `hearth recover`, which every run does first)"
         }
     }
 
-    public struct Stat: Sendable {
-        public var size: Int
-        public var mtimeSeconds: Int
-        public var mtimeNanoseconds: Int
-        public var isDirectory: Bool
-        public var isRegular: Bool
-        public var isSymlink: Bool
-        public var mode: UInt32
+    package struct Stat: Sendable {
+        package var size: Int
+        package var mtimeSeconds: Int
+        package var mtimeNanoseconds: Int
+        package var isDirectory: Bool
+        package var isRegular: Bool
+        package var isSymlink: Bool
+        package var mode: UInt32
     }
 
     static func makeStat(_ st: stat) -> Stat {
@@ -37,7 +37,7 @@ public enum FileIO {
     }
 
     /// `lstat`: does not follow a final symlink. nil when the path does not exist.
-    public static func lstatPath(_ path: String) throws(Failure) -> Stat? {
+    package static func lstatPath(_ path: String) throws(Failure) -> Stat? {
         var st = stat()
         if lstat(path, &st) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -46,7 +46,7 @@ public enum FileIO {
         return makeStat(st)
     }
 
-    public static func statPath(_ path: String) throws(Failure) -> Stat? {
+    package static func statPath(_ path: String) throws(Failure) -> Stat? {
         var st = stat()
         if stat(path, &st) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -55,7 +55,7 @@ public enum FileIO {
         return makeStat(st)
     }
 
-    public static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
         return String(cString: p)
@@ -66,7 +66,7 @@ public enum FileIO {
     ///
     /// With `followSymlink: false`, a final symbolic link is not followed and reads as nil (like
     /// a missing file), so the caller can look at it.
-    public static func readFile(_ path: String, limit: Int, followSymlink: Bool = true) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
+    package static func readFile(_ path: String, limit: Int, followSymlink: Bool = true) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (followSymlink ? 0 : O_NOFOLLOW))
         if fd < 0 {
             if errno == ENOENT || (!followSymlink && errno == ELOOP) { return nil }
@@ -92,13 +92,13 @@ public enum FileIO {
     }
 
     /// Reads a small file whole (state files, secrets); nil when missing.
-    public static func readSmallFile(_ path: String) throws(Failure) -> [UInt8]? {
+    package static func readSmallFile(_ path: String) throws(Failure) -> [UInt8]? {
         try readFile(path, limit: 64 << 20)?.bytes
     }
 
     /// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
     /// The caller fsyncs the directory when it needs the rename to be durable.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true) throws(Failure) {
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true) throws(Failure) {
         let tmp = try writeTemporary(for: path, bytes, mode: mode, sync: sync)
         guard rename(tmp, path) == 0 else {
             let e = errno
@@ -109,7 +109,7 @@ public enum FileIO {
 
     /// Writes `bytes` to the temp file beside `path` (`.<name>.hearth-tmp`) and returns its
     /// path; the caller renames it into place.
-    public static func writeTemporary(for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool) throws(Failure) -> String {
+    package static func writeTemporary(for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool) throws(Failure) -> String {
         let dir = directoryName(path)
         let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
         let tmp = dir + "/." + base + ".hearth-tmp"
@@ -122,14 +122,14 @@ public enum FileIO {
     }
 
     /// `syncfs(2)`: flushes every dirty page and inode of the file system holding `path`.
-    public static func syncFileSystem(_ path: String) throws(Failure) {
+    package static func syncFileSystem(_ path: String) throws(Failure) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
         if linuxSyncfs(fd) != 0 { throw Failure(path: path, operation: "syncfs", errno: errno) }
     }
 
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(Failure) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(Failure) {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { buf in write(fd, buf.baseAddress! + done, bytes.count - done) }
@@ -141,7 +141,7 @@ public enum FileIO {
         }
     }
 
-    public static func fsyncDirectory(_ path: String) throws(Failure) {
+    package static func fsyncDirectory(_ path: String) throws(Failure) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, operation: "open directory", errno: errno) }
         defer { close(fd) }
@@ -149,7 +149,7 @@ public enum FileIO {
     }
 
     /// `mkdir -p` with mode 0750 for the directories it creates.
-    public static func makeDirectories(_ path: String, mode: UInt32 = 0o750) throws(Failure) {
+    package static func makeDirectories(_ path: String, mode: UInt32 = 0o750) throws(Failure) {
         if let st = try statPath(path) {
             if st.isDirectory { return }
             throw Failure(path: path, operation: "mkdir (a file is in the way)", errno: EEXIST)
@@ -160,7 +160,7 @@ public enum FileIO {
     }
 
     /// Names in a directory (without `.` and `..`); nil when it does not exist.
-    public static func list(_ path: String) throws(Failure) -> [String]? {
+    package static func list(_ path: String) throws(Failure) -> [String]? {
         guard let d = opendir(path) else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw Failure(path: path, operation: "opendir", errno: errno)
@@ -177,11 +177,11 @@ public enum FileIO {
         return names
     }
 
-    public static func remove(_ path: String) throws(Failure) {
+    package static func remove(_ path: String) throws(Failure) {
         if unlink(path) != 0, errno != ENOENT { throw Failure(path: path, operation: "unlink", errno: errno) }
     }
 
-    public static func directoryName(_ path: String) -> String {
+    package static func directoryName(_ path: String) -> String {
         guard let i = path.lastIndex(of: "/") else { return "." }
         if i == path.startIndex { return "/" }
         return String(path[..<i])

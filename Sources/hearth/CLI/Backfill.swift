@@ -3,10 +3,10 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 extension Hearth {
     /// `hearth backfill`: runs every slot of a job's schedule in a range, in order.

@@ -2,14 +2,11 @@ import ArgumentParser
 import Foundation
 import Jobs
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 extension Hearth {
-    /// `hearth daemon`: the scheduler (SPEC §7).
+    /// `hearth daemon`: the scheduler (docs/scheduler.md#running-the-daemon).
     struct Daemon: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the scheduler: every enabled job at the slots of its schedule.",
@@ -32,7 +29,7 @@ extension Hearth {
                 let options = global
                 // Finish a crashed commit first, as every writing command does (its outbox
                 // messages become deliverable).
-                try OutboxSetup.recover(config: config, data: data, logger: logger)
+                try await OutboxSetup.recover(config: config, data: data, logger: logger)
                 // One HTTP client (created on first use) for the jobs, the outbox and the pings.
                 let http = LazyCurlTransport(config: config.http)
                 let daemon = try SchedulerDaemon(

@@ -1,10 +1,10 @@
 import Logging
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 /// The HTTP client the daemon uses for run-monitoring pings.
 enum DaemonHTTP {

@@ -3,8 +3,6 @@ import Logging
 import Synchronization
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 
@@ -20,16 +18,7 @@ final class DaemonOutboxDelivery: DaemonOutbox {
         self.data = data
         self.http = http
         self.logger = logger
-        deliverer = Mutex(try Self.make(config, data: data, http: http, logger: logger))
-    }
-
-    static func make(_ config: HearthConfig, data: DataDirectory, http: any HTTPTransport, logger: Logger) throws(ConfigError) -> OutboxDeliverer {
-        let provider: (any PushProvider)?
-        do { provider = try PushProviders.make(config: config, http: http) } catch {
-            // Without its provider the pushes would be dropped as "no provider": refuse instead.
-            throw ConfigError(file: config.file ?? "hearth.toml", "[push] provider = \"\(config.push.provider.rawValue)\" cannot be set up: \(error.description)")
-        }
-        return OutboxDeliverer(config: config, data: data, transport: http, pushProvider: provider, logger: logger)
+        deliverer = Mutex(try OutboxSetup.deliverer(config: config, data: data, http: http, logger: logger))
     }
 
     func deliverDue(at now: Date) async -> Date? {
@@ -38,7 +27,7 @@ final class DaemonOutboxDelivery: DaemonOutbox {
     }
 
     func reload(_ config: HearthConfig) throws(ConfigError) {
-        let replacement = try Self.make(config, data: data, http: http, logger: logger)
+        let replacement = try OutboxSetup.deliverer(config: config, data: data, http: http, logger: logger)
         deliverer.withLock { $0 = replacement }
     }
 }

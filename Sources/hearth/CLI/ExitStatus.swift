@@ -2,12 +2,9 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 
-/// sysexits(3) codes and the mapping from Hearth's error types (SPEC §5).
+/// sysexits(3) codes and the mapping from Hearth's error types (docs/cli.md#exit-codes-sysexits).
 enum ExitStatus {
     static let success: Int32 = 0
     static let jobFailed: Int32 = 1

@@ -1,10 +1,5 @@
 import ArgumentParser
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 
 extension Hearth {
     /// `hearth export …`: configuration for other tools.

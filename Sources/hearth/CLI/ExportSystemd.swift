@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 extension Hearth {
     /// `hearth export systemd`: timer + service units per enabled job, and `hearth.service`.

@@ -4,9 +4,6 @@ import Jobs
 import Logging
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 
 /// Options every command takes.

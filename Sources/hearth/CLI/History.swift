@@ -1,10 +1,10 @@
 import ArgumentParser
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 extension Hearth {
     /// `hearth history`: run records, newest first.

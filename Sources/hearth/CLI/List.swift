@@ -3,10 +3,10 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 extension Hearth {
     /// `hearth list`: the registered jobs with schedule, zone, next run and last result.

@@ -1,10 +1,5 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 
 /// Wall-clock rendering of an instant in a zone, for listings: `Mon 2026-11-23 00:05:00 -06:00`.
 enum LocalTime {

@@ -2,10 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import HearthKit
-import HearthStore
-import HearthHTTP
 import HearthSchedule
-import HearthOutbound
 import HearthHost
 
 extension Hearth {

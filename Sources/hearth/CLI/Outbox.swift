@@ -1,13 +1,8 @@
 import ArgumentParser
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 
 extension Hearth {
-    /// `hearth outbox`: the transactional outbox (SPEC §8).
+    /// `hearth outbox`: the transactional outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters).
     struct Outbox: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Inspect and deliver the outbox (pushes and webhook events queued by jobs).",

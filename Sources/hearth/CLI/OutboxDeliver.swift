@@ -1,11 +1,8 @@
 import ArgumentParser
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
 import HearthOutbound
-import HearthHost
+import HearthHTTP
 
 extension Hearth {
     /// `hearth outbox deliver`: one delivery pass.
@@ -25,7 +22,7 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 let data = try global.openData(config)
-                try OutboxSetup.recover(config: config, data: data, logger: logger)
+                try await OutboxSetup.recover(config: config, data: data, logger: logger)
                 let (deliverer, client) = try OutboxSetup.deliverer(config: config, data: data, logger: logger)
                 let report = await deliverer.deliverDue(now: Date())
                 client.shutdown()

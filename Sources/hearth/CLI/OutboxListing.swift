@@ -1,10 +1,10 @@
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 /// Renders outbox messages for `hearth outbox list` and `hearth outbox dead`. Device tokens
 /// are shown by their last 6 characters only. `nextAttemptAt` is null (text: `now`) for a

@@ -2,37 +2,39 @@ import Foundation
 import Logging
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 /// Builds the outbox deliverer for CLI commands: the libcurl client from `[http]`, the push
 /// provider from `[push]` (``PushProviders/make(config:http:environment:)``).
 enum OutboxSetup {
     /// A deliverer and the HTTP client it uses (shut it down when done).
     static func deliverer(config: HearthConfig, data: DataDirectory, logger: Logger) throws -> (OutboxDeliverer, CurlHTTPClient) {
-        let client = try CurlHTTPClient(options: HTTPClientOptions(
-            connectTimeout: config.http.connectTimeout, timeout: config.http.timeout, caFile: config.http.caFile))
-        let provider: (any PushProvider)?
+        let client = try CurlHTTPClient(options: HTTPClientOptions(config.http))
         do {
-            provider = try PushProviders.make(config: config, http: client)
+            return (try deliverer(config: config, data: data, http: client, logger: logger), client)
         } catch {
             client.shutdown()
+            throw error
+        }
+    }
+
+    /// A deliverer over `http` with the configured push provider.
+    static func deliverer(config: HearthConfig, data: DataDirectory, http: any HTTPTransport, logger: Logger) throws(ConfigError) -> OutboxDeliverer {
+        let provider: (any PushProvider)?
+        do { provider = try PushProviders.make(config: config, http: http) } catch {
             // Without its provider the pushes would be dropped as "no provider": refuse instead.
             throw ConfigError(file: config.file ?? "hearth.toml", "[push] provider = \"\(config.push.provider.rawValue)\" cannot be set up: \(error.description)")
         }
-        return (OutboxDeliverer(config: config, data: data, transport: client, pushProvider: provider, logger: logger), client)
+        return OutboxDeliverer(config: config, data: data, transport: http, pushProvider: provider, logger: logger)
     }
 
     /// Finishes a crashed commit first, as every writing command does: a committed journal may
     /// hold outbox messages not yet written.
-    static func recover(config: HearthConfig, data: DataDirectory, logger: Logger) throws {
-        let committer = Committer(data: data)
-        let lock = try committer.lock(holder: "pid=\(getpid()) command=outbox", timeout: config.lockTimeout)
-        defer { lock.release() }
-        let r = try committer.recover()
-        if !r.redone.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(r.redone)"]) }
+    static func recover(config: HearthConfig, data: DataDirectory, logger: Logger) async throws {
+        let r = try await data.recoverInterruptedCommits(holder: "pid=\(getpid()) command=outbox", timeout: config.lockTimeout)
+        if !r.finished.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(r.finished)"]) }
     }
 
     /// Right after a real `hearth run`: delivers what is due, when anything is pending.

@@ -1,10 +1,5 @@
 import ArgumentParser
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 
 extension Hearth {
     /// `hearth plan JOB` = `hearth run JOB --dry-run`.

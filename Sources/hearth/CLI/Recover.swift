@@ -2,9 +2,6 @@ import Foundation
 import ArgumentParser
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 
 extension Hearth {
@@ -20,14 +17,11 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 let data = try global.openData(config)
-                let committer = Committer(data: data)
-                let lock = try committer.lock(holder: "pid=\(getpid()) command=recover", timeout: config.lockTimeout)
-                defer { lock.release() }
-                let r = try committer.recover()
-                if r.redone.isEmpty && r.discarded.isEmpty {
+                let r = try await data.recoverInterruptedCommits(holder: "pid=\(getpid()) command=recover", timeout: config.lockTimeout)
+                if r.finished.isEmpty && r.discarded.isEmpty {
                     emit("Nothing to recover.\n")
                 } else {
-                    for id in r.redone { emit("finished committed run \(id)\n") }
+                    for id in r.finished { emit("finished committed run \(id)\n") }
                     for name in r.discarded { emit("discarded uncommitted journal \(name)\n") }
                 }
             } catch {

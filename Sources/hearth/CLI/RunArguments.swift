@@ -3,10 +3,10 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthStore
-import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import HearthHTTP
 
 /// The arguments `run` and `plan` share.
 struct RunArguments: ParsableArguments {

@@ -3,10 +3,6 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 
 extension Hearth {
     /// `hearth seed`: writes a deterministic demo data directory.

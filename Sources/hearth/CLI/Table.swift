@@ -1,9 +1,4 @@
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 /// Plain aligned columns for text listings.
 enum Table {
     static func render(header: [String], rows: [[String]]) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HearthTestSupport
 
 /// Runs the built `hearth` executable (next to the test bundle, or `$HEARTH_BIN`).
 enum HearthProcess {
@@ -22,7 +23,11 @@ enum HearthProcess {
         return root.appendingPathComponent(".build/debug/hearth").path
     }
 
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+    /// The end-to-end tests fail (never skip) without the binary: a green run must mean they ran.
+    struct BinaryMissing: Error, CustomStringConvertible {
+        var path: String
+        var description: String { "the hearth executable is not at \(path): run `swift build` first (or set HEARTH_BIN)" }
+    }
 
     /// Runs `hearth args…` to completion in `directory`.
     @discardableResult
@@ -41,6 +46,7 @@ enum HearthProcess {
     }
 
     static func start(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Running {
+        guard FileManager.default.isExecutableFile(atPath: binary) else { throw BinaryMissing(path: binary) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
@@ -56,53 +62,5 @@ enum HearthProcess {
         p.standardInput = FileHandle.nullDevice
         try p.run()
         return Running(process: p, stdoutPipe: out, stderrPipe: err)
-    }
-}
-
-/// A temp directory for end-to-end tests.
-struct Scratch {
-    let path: String
-    init() throws {
-        let p = FileManager.default.temporaryDirectory.path + "/hearth-e2e-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        path = p
-    }
-    func write(_ relative: String, _ text: String) throws {
-        let file = path + "/" + relative
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-    }
-    func read(_ relative: String) -> String? {
-        FileManager.default.contents(atPath: path + "/" + relative).map { String(decoding: $0, as: UTF8.self) }
-    }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// Every regular file under a directory (skipping `.hearth/`): relative path → bytes and mtime.
-struct TreeSnapshot: Equatable {
-    struct Entry: Equatable {
-        var bytes: Data
-        var mtime: Date
-    }
-    var files: [String: Entry]
-
-    init(_ root: String, includeState: Bool = false) {
-        var out: [String: Entry] = [:]
-        let fm = FileManager.default
-        if let e = fm.enumerator(atPath: root) {
-            while let rel = e.nextObject() as? String {
-                if !includeState, rel.hasPrefix(".hearth") { continue }
-                let full = root + "/" + rel
-                let attrs = try? fm.attributesOfItem(atPath: full)
-                guard attrs?[.type] as? FileAttributeType == .typeRegular else { continue }
-                out[rel] = Entry(bytes: fm.contents(atPath: full) ?? Data(), mtime: attrs?[.modificationDate] as? Date ?? .distantPast)
-            }
-        }
-        files = out
-    }
-
-    /// Same paths and bytes (mtimes ignored).
-    func sameContent(as other: TreeSnapshot) -> Bool {
-        files.count == other.files.count && files.allSatisfy { other.files[$0.key]?.bytes == $0.value.bytes }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HearthTestSupport
 
 /// Reads a child's stderr on a background thread so the test can wait for a line.
 final class StderrCollector: @unchecked Sendable {

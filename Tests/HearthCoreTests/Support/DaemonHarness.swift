@@ -7,6 +7,7 @@ import HearthOutbound
 import HearthHost
 import Logging
 import ServiceLifecycle
+import HearthTestSupport
 
 /// A ``SchedulerDaemon`` on a temp data directory with a manual clock, run inside a
 /// `ServiceGroup` the way `hearth daemon` runs it (minus the process signals).

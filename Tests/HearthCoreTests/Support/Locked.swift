@@ -1,4 +1,5 @@
 import Synchronization
+import HearthTestSupport
 
 /// A value shared between a test and the closures it hands out.
 final class Locked<Value: Sendable>: Sendable {

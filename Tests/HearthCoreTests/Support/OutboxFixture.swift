@@ -7,6 +7,7 @@ import HearthOutbound
 import HearthHost
 import Logging
 import Synchronization
+import HearthTestSupport
 
 /// A data directory with an outbox, webhook endpoints and a signing secret, for delivery tests.
 struct OutboxFixture {

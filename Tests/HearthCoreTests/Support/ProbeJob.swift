@@ -6,14 +6,16 @@ import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Synchronization
+import HearthTestSupport
 
 /// A job for scheduler tests: by default it creates `marks/<logical time>.json`; a test can
 /// give it its own behaviour under a scenario name (the `scenario` parameter), so tests that
 /// run in parallel do not share state.
 struct ProbeJob: Job {
+    static let scenarioParameter = Parameter.string("scenario", default: "", help: "behaviour key")
     static let descriptor = JobDescriptor(
         name: "probe", summary: "scheduler test job", defaultSchedule: "*/15 * * * *",
-        parameters: [ParameterSpec("scenario", .string(), default: .string(""), help: "behaviour key")],
+        parameters: [scenarioParameter],
         reads: ["marks"], writes: ["marks"])
 
     static let registry = JobRegistry([ProbeJob.self])
@@ -37,7 +39,7 @@ struct ProbeJob: Job {
     let scenario: String
 
     init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
-        scenario = parameters.string("scenario") ?? ""
+        scenario = parameters[Self.scenarioParameter]
     }
 
     func run(_ context: JobContext) async throws {

@@ -6,16 +6,16 @@ import HearthHost
 import HearthOutbound
 import Jobs
 import Logging
+import HearthTestSupport
 
 /// A throwaway data directory for job tests: write documents as JSON text, run a job with
 /// a given `--now`, read back exactly what is on disk.
 struct TestDataDirectory {
-    let root: String
+    let directory: TempDirectory
+    var root: String { directory.path }
 
     init() throws {
-        let base = FileManager.default.temporaryDirectory.path + "/hearth-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        root = FileIO.realPath(base) ?? base
+        directory = try TempDirectory("hearth-test")
     }
 
     /// Writes `json` (any formatting) to `path` (`users/u1`, without `.json`).
@@ -57,7 +57,7 @@ struct TestDataDirectory {
         return try await runner.run(job, options: RunOptions(trigger: .cli, logicalTime: date, startTime: date, dryRun: dryRun, parameters: params))
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: root) }
+    func remove() { directory.remove() }
 }
 
 extension DemoData {

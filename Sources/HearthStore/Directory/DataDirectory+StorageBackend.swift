@@ -1,0 +1,77 @@
+package import Foundation
+package import HearthKit
+
+extension CommitLock: StorageLock {}
+
+/// The data directory as a ``StorageBackend``: documents are files, a commit is a journal
+/// (docs/reliability.md#commits-locking-crashes), run records, scheduler state and the outbox
+/// live under `.hearth/`.
+extension DataDirectory: StorageBackend {
+    package var location: String { root }
+
+    package func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock {
+        let path = stateDirectory + "/jobs/\(job).lock"
+        return try await BlockingIO.run { () throws(any Error) in
+            try CommitLock.acquire(path: path, holder: holder, timeout: timeout, what: "job \(job)")
+        }
+    }
+
+    package func recoverInterruptedCommits(holder: String, timeout: Duration) async throws -> CommitRecovery {
+        let committer = Committer(data: self)
+        return try await BlockingIO.run { () throws(any Error) in
+            let lock = try committer.lock(holder: holder, timeout: timeout)
+            defer { lock.release() }
+            let r = try committer.recover()
+            return CommitRecovery(finished: r.redone, discarded: r.discarded)
+        }
+    }
+
+    package func commit(_ commit: RunCommit, holder: String, timeout: Duration) async throws -> CommitResult {
+        let committer = Committer(data: self)
+        return try await BlockingIO.run { () throws(any Error) in
+            let lock = try committer.lock(holder: holder, timeout: timeout)
+            defer { lock.release() }
+            let conflicts = try committer.conflicts(in: commit.changeset)
+            if !conflicts.isEmpty { return .conflict(conflicts) }
+            let c = commit.changeset
+            let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
+            let outbox = OutboxStore.batchOperations(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
+            let events = commit.events.map { event in
+                Journal.Operation.put(
+                    OutboxStore.relativePath(pending: event.id),
+                    JSONWriter.document(OutboxStore.envelope(event, job: commit.job, runID: commit.runID, createdAt: commit.record.end)))
+            }
+            let record = Journal.Operation.put(commit.record.relativePath, JSONWriter.document(commit.record.json))
+            try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record])
+            return .committed
+        }
+    }
+
+    package func saveRecord(_ record: RunRecord) async throws {
+        let data = self
+        try await BlockingIO.run { () throws(any Error) in try RunHistory(data: data, limit: .max).write(record) }
+    }
+
+    package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {
+        let data = self
+        try await BlockingIO.run { () throws(FileIO.Failure) in
+            try OutboxStore.enqueue(message, job: job, runID: runID, createdAt: createdAt, data: data)
+        }
+    }
+
+    package func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord] {
+        try RunHistory(data: self, limit: .max).list(job: job, status: status, limit: limit)
+    }
+
+    package func pruneRunRecords(job: String, keep: Int) throws {
+        try RunHistory(data: self, limit: keep).prune(job: job)
+    }
+
+    package func schedulerState(job: String) -> SchedulerStateStore.Entry? {
+        SchedulerStateStore(data: self).load(job: job)
+    }
+
+    package func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws {
+        try SchedulerStateStore(data: self).save(entry)
+    }
+}
