@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idle cost of `hearth daemon` (SPEC §7 "Idle cost"; a benchmark, not a test).
+# Idle cost of `hearth daemon` (docs/performance.md; a benchmark, not a test).
 #
 # Builds the release binary, starts the daemon on a small seeded data directory with every job
 # enabled on a schedule about a year away (so nothing runs while we measure), then reports

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hearth benchmark (SPEC §11): every job, dry and real, over `hearth seed` data directories
+"""Hearth benchmark: every job, dry and real, over `hearth seed` data directories
 at 1k, 10k and 100k users, with wall time, documents/s, peak RSS and the read floor (the time
 to merely read the bytes of the collections the job reads, same reader, no parsing). Each job
 runs three times: `plan` (dry), `run` (the first real run over the seeded data), `run` again

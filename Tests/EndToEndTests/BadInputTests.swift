@@ -26,12 +26,12 @@ struct BadInputTests {
         #"transactions/t1.json: field "fromUserId": invalid document id "../../etc/passwd": names must not start with ".""#,
     ]
 
-    @Test func skipWarnsAboutEveryInvalidDocumentAndNeverRewritesIt() throws {
+    @Test func skipWarnsAboutEveryInvalidDocumentAndNeverRewritesIt() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = try makeData(s)
         let before = TreeSnapshot(data)
-        let r = try HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
+        let r = try await HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
         #expect(r.status == 0)
         for issue in Self.expectedIssues { #expect(r.stderr.contains("warning: \(issue)\n"), "missing: \(issue)") }
         let after = TreeSnapshot(data)
@@ -41,28 +41,28 @@ struct BadInputTests {
         #expect(after.files["transactions/t1.json"] == before.files["transactions/t1.json"])
         #expect(s.read("outside/secret.json") == #"{"name": "secret"}"#)
         #expect(s.read("d/users/ok.json")!.contains("\"rank\": 1"))
-        let history = try HearthProcess.run(["history", "--data", data, "--format", "json"])
+        let history = try await HearthProcess.run(["history", "--data", data, "--format", "json"])
         #expect(history.stdout.contains("\"status\": \"succeeded-with-warnings\""))
     }
 
-    @Test func failExitsSixtyFiveAndCommitsNothing() throws {
+    @Test func failExitsSixtyFiveAndCommitsNothing() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = try makeData(s)
         try s.write("hearth.toml", "dataDir = \"d\"\n[defaults]\nonInvalidDocument = \"fail\"\n")
         let before = TreeSnapshot(data)
-        let r = try HearthProcess.run(["run", "leaderboard-rebuild", "--config", s.path + "/hearth.toml", "--now", "2026-11-18T12:00:00Z"])
+        let r = try await HearthProcess.run(["run", "leaderboard-rebuild", "--config", s.path + "/hearth.toml", "--now", "2026-11-18T12:00:00Z"])
         #expect(r.status == 65)
         #expect(r.stderr.contains("hearth: error: invalid input (onInvalidDocument = \"fail\"): users/badjson.json: invalid JSON at line 1, column 10"))
         #expect(TreeSnapshot(data) == before)
     }
 
-    @Test func checkNamesEveryInvalidDocumentAndExitsSixtyFive() throws {
+    @Test func checkNamesEveryInvalidDocumentAndExitsSixtyFive() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = try makeData(s)
         try s.write("d/users/notes.txt", "not a document")
-        let r = try HearthProcess.run(["check", "--data", data])
+        let r = try await HearthProcess.run(["check", "--data", data])
         #expect(r.status == 65)
         for issue in Self.expectedIssues.sorted() { #expect(r.stdout.contains("invalid: \(issue)\n"), "missing: \(issue)") }
         #expect(r.stdout.contains("ignored: users/notes.txt (not a .json document)\n"))
@@ -70,7 +70,7 @@ struct BadInputTests {
         let clean = try TempDirectory("hearth-e2e")
         defer { clean.remove() }
         try clean.write("d/users/a.json", #"{"name": "A"}"#)
-        let ok = try HearthProcess.run(["check", "--data", clean.path + "/d"])
+        let ok = try await HearthProcess.run(["check", "--data", clean.path + "/d"])
         #expect(ok.status == 0)
         #expect(ok.stdout.hasSuffix(": all valid.\n"))
     }
@@ -86,31 +86,31 @@ struct BadInputTests {
         ("dataDir = \"d\"\ntimeZone = \"Mars/Olympus\"\n", "hearth.toml:2: timeZone: unknown time zone \"Mars/Olympus\""),
         ("dataDir = \"d\"\n[defaults\n", "hearth.toml:2:"),
     ])
-    func badConfigurationExitsSeventyEightNamingTheLine(config: String, message: String) throws {
+    func badConfigurationExitsSeventyEightNamingTheLine(config: String, message: String) async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("hearth.toml", config)
         try s.write("d/users/a.json", "{}")
-        let r = try HearthProcess.run(["check", "--config", "hearth.toml"], in: s.path)
+        let r = try await HearthProcess.run(["check", "--config", "hearth.toml"], in: s.path)
         #expect(r.status == 78)
         #expect(r.stderr.hasPrefix("hearth: error: " + message), "\(r.stderr)")
     }
 
-    @Test func usageErrorsExitSixtyFourWithTheAcceptedValues() throws {
+    @Test func usageErrorsExitSixtyFourWithTheAcceptedValues() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/a.json", "{}")
-        let unknown = try HearthProcess.run(["run", "nope", "--data", s.path + "/d"])
+        let unknown = try await HearthProcess.run(["run", "nope", "--data", s.path + "/d"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.hasPrefix("hearth: error: unknown job \"nope\"; registered jobs: leaderboard-rebuild"))
-        let badParam = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--param", "periods=daily"])
+        let badParam = try await HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--param", "periods=daily"])
         #expect(badParam.status == 64)
         #expect(badParam.stderr == "hearth: error: parameter \"periods\": invalid value \"daily\"; accepted: a list of \"weekly\", \"monthly\", \"alltime\" (comma-separated on the command line)\n")
-        let badNow = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "tomorrow"])
+        let badNow = try await HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "tomorrow"])
         #expect(badNow.status == 64)
     }
 
-    @Test func aBusyLockExitsSeventyFiveNamingTheHolder() throws {
+    @Test func aBusyLockExitsSeventyFiveNamingTheHolder() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/a.json", #"{"totalPointsGifted": 5}"#)
@@ -125,7 +125,7 @@ struct BadInputTests {
         try holder.run()
         defer { holder.terminate() }
         _ = out.fileHandleForReading.availableData
-        let r = try HearthProcess.run(["run", "leaderboard-rebuild", "--config", s.path + "/hearth.toml"])
+        let r = try await HearthProcess.run(["run", "leaderboard-rebuild", "--config", s.path + "/hearth.toml"])
         #expect(r.status == 75)
         #expect(r.stderr.contains("is locked by another process (pid=\(holder.processIdentifier) job=weekly-bonus); waited 1s (lockTimeout)"), "\(r.stderr)")
     }

@@ -6,12 +6,12 @@ import HearthTestSupport
 struct CommitSafetyTests {
     /// Kills a committing `hearth run` with SIGKILL at random points, then checks that after
     /// the next writing command the data is exactly all-before or all-after.
-    @Test func sigkillDuringCommitLeavesAllBeforeOrAllAfter() throws {
+    @Test func sigkillDuringCommitLeavesAllBeforeOrAllAfter() async throws {
         let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 200
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let pristine = s.path + "/pristine"
-        #expect(try HearthProcess.run(["seed", "--out", pristine, "--users", "40", "--seed", "3"]).status == 0)
+        #expect(try await HearthProcess.run(["seed", "--out", pristine, "--users", "40", "--seed", "3"]).status == 0)
         let before = TreeSnapshot(pristine)
         // The expected after-state: one uninterrupted run on a copy.
         let reference = s.path + "/reference"
@@ -20,7 +20,7 @@ struct CommitSafetyTests {
         let fault = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"]
         let clock = ContinuousClock()
         let started = clock.now
-        #expect(try HearthProcess.run(args + ["--data", reference], environment: fault).status == 0)
+        #expect(try await HearthProcess.run(args + ["--data", reference], environment: fault).status == 0)
         // Kill anywhere within the length of an uninterrupted run: that covers the commit
         // (~44 files at 300 µs a step) and the job before it, so both outcomes occur.
         let full = clock.now - started
@@ -34,11 +34,11 @@ struct CommitSafetyTests {
             let data = s.path + "/run\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: data)
             let running = try HearthProcess.start(args + ["--data", data], environment: fault)
-            usleep(UInt32.random(in: 1_000...max(fullMicros, 2_000), using: &rng))
+            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(fullMicros, 2_000), using: &rng)))
             kill(running.process.processIdentifier, SIGKILL)
-            running.process.waitUntilExit()
+            await running.waitForExit()
             if running.process.terminationReason == .exit { outcomes.completed += 1 }
-            let recover = try HearthProcess.run(["recover", "--data", data])
+            let recover = try await HearthProcess.run(["recover", "--data", data])
             #expect(recover.status == 0)
             let journal = (try? FileManager.default.contentsOfDirectory(atPath: data + "/.hearth/journal")) ?? []
             #expect(journal.isEmpty, "journal left after recover: \(journal)")
@@ -62,7 +62,7 @@ struct CommitSafetyTests {
 
     /// Another process changes a user between the job's read and its commit: the run notices
     /// at commit, re-runs from scratch, and the other writer's change survives.
-    @Test func aConcurrentChangeIsDetectedReRunAndNotLost() throws {
+    @Test func aConcurrentChangeIsDetectedReRunAndNotLost() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/alice.json", #"{"name": "Alice", "totalPointsGifted": 150, "giftsGiven": 3}"#)
@@ -70,15 +70,13 @@ struct CommitSafetyTests {
         let running = try HearthProcess.start(
             ["run", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--param", "periods=alltime"],
             environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1500"])
-        Thread.sleep(forTimeInterval: 0.7)
+        try await Task.sleep(for: .seconds(0.7))
         // The app writes alice while the job is between its read and its commit.
         try s.write("d/users/alice.json", #"{"name": "Alice", "totalPointsGifted": 150, "giftsGiven": 3, "points": 777}"#)
-        let out = running.stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        let err = String(decoding: running.stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        running.process.waitUntilExit()
-        #expect(running.process.terminationStatus == 0)
-        #expect(err.contains("conflict: documents changed while the job ran; re-running"))
-        #expect(String(decoding: out, as: UTF8.self).hasSuffix("Applied: 1 to create, 2 to update, 0 to delete; 0 pushes, 0 webhooks.\n"))
+        let result = await running.finish()
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("conflict: documents changed while the job ran; re-running"))
+        #expect(result.stdout.hasSuffix("Applied: 1 to create, 2 to update, 0 to delete; 0 pushes, 0 webhooks.\n"))
         #expect(s.read("d/users/alice.json") == """
             {
               "name": "Alice",

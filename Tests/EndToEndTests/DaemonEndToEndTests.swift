@@ -29,8 +29,8 @@ struct DaemonEndToEndTests {
         return text
     }
 
-    static func records(_ dir: TempDirectory) throws -> [Record] {
-        let r = try HearthProcess.run(["history", "leaderboard-rebuild", "--config", "hearth.toml", "--limit", "1000", "--format", "json"], in: dir.path)
+    static func records(_ dir: TempDirectory) async throws -> [Record] {
+        let r = try await HearthProcess.run(["history", "leaderboard-rebuild", "--config", "hearth.toml", "--limit", "1000", "--format", "json"], in: dir.path)
         guard r.status == 0, let array = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] else { return [] }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -44,7 +44,7 @@ struct DaemonEndToEndTests {
     static func waitForRecords(_ dir: TempDirectory, timeout: TimeInterval, _ condition: ([Record]) -> Bool) async throws -> [Record] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let r = try records(dir)
+            let r = try await records(dir)
             if condition(r) || Date() > deadline { return r }
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -67,21 +67,21 @@ struct DaemonEndToEndTests {
         while process.isRunning {
             if Date() > deadline {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                await HearthProcess.waitForExit(process)
                 return false
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        process.waitUntilExit()
+        await HearthProcess.waitForExit(process)
         return true
     }
 
     @Test func theDaemonRunsTheScheduleReloadsOnSIGHUPAndStopsOnSIGTERM() async throws {
         let dir = try TempDirectory("hearth-e2e")
         defer { dir.remove() }
-        let seed = try HearthProcess.run(["seed", "--out", "data", "--users", "20"], in: dir.path)
+        let seed = try await HearthProcess.run(["seed", "--out", "data", "--users", "20"], in: dir.path)
         try #require(seed.status == 0, "\(seed.stderr)")
-        let list = try HearthProcess.run(["list", "--data", "data", "--format", "json"], in: dir.path)
+        let list = try await HearthProcess.run(["list", "--data", "data", "--format", "json"], in: dir.path)
         let jobs = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.compactMap { $0["job"] as? String } ?? []
         let others = jobs.filter { $0 != "leaderboard-rebuild" }
         try #require(jobs.contains("leaderboard-rebuild"))
@@ -130,7 +130,7 @@ struct DaemonEndToEndTests {
         #expect(notifications.contains { $0.hasPrefix("RELOADING=1") })
 
         // Every record is a scheduled, successful run; nothing ran twice for one slot.
-        let all = try Self.records(dir)
+        let all = try await Self.records(dir)
         #expect(Set(all.map(\.status)) == ["succeeded"])
         #expect(Set(all.map(\.logicalTime)).count == all.count)
         let state = dir.read("data/.hearth/scheduler/leaderboard-rebuild.json") ?? ""

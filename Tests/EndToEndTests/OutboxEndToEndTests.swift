@@ -24,7 +24,7 @@ struct OutboxEndToEndTests {
 
     /// Runs `hearth` with stdout and stderr going to files: a debug-level log can exceed a
     /// pipe's buffer, and `HearthProcess.run` drains stdout before stderr.
-    static func runCapturingToFiles(_ args: [String], in directory: String) throws -> HearthProcess.Result {
+    static func runCapturingToFiles(_ args: [String], in directory: String) async throws -> HearthProcess.Result {
         let base = directory + "/hearth-output-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
         _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
@@ -43,7 +43,7 @@ struct OutboxEndToEndTests {
         p.standardOutput = FileHandle(forWritingAtPath: base + ".out")
         p.standardError = FileHandle(forWritingAtPath: base + ".err")
         try p.run()
-        p.waitUntilExit()
+        await HearthProcess.waitForExit(p)
         let out = FileManager.default.contents(atPath: base + ".out") ?? Data()
         let err = FileManager.default.contents(atPath: base + ".err") ?? Data()
         return HearthProcess.Result(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
@@ -76,7 +76,7 @@ struct OutboxEndToEndTests {
         }
         #expect(try await receiver.received().count == ids.count)
         kill(running.process.processIdentifier, SIGKILL)
-        running.process.waitUntilExit()
+        await running.waitForExit()
         #expect(running.process.terminationReason == .uncaughtSignal)
 
         // Nothing lost: every message is still pending, none half-written.
@@ -85,7 +85,7 @@ struct OutboxEndToEndTests {
 
         // The next deliver (the endpoint answers at once now) sends every message.
         try s.write("hearth.toml", Self.config(dataDir: "d", webhookURL: receiver.url("/ok/e2e")))
-        let again = try HearthProcess.run(["outbox", "deliver", "--config", s.path + "/hearth.toml"], in: s.path)
+        let again = try await HearthProcess.run(["outbox", "deliver", "--config", s.path + "/hearth.toml"], in: s.path)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.hasPrefix("Outbox: 6 delivered, 0 retrying, 0 dead-lettered, 0 dropped."), "\(again.stdout)")
         #expect(try OutboxStore.names(in: .pending, data: data).isEmpty)
@@ -93,7 +93,7 @@ struct OutboxEndToEndTests {
         #expect(Set(delivered.compactMap(\.id)) == Set(ids))
         #expect(delivered.allSatisfy { $0.signatureValid })
 
-        let list = try HearthProcess.run(["outbox", "list", "--config", s.path + "/hearth.toml"], in: s.path)
+        let list = try await HearthProcess.run(["outbox", "list", "--config", s.path + "/hearth.toml"], in: s.path)
         #expect(list.stdout == "The outbox is empty.\n")
     }
 
@@ -110,7 +110,7 @@ struct OutboxEndToEndTests {
         chmod(s.path + "/hook.secret", 0o600)
         chmod(s.path + "/push.secret", 0o600)
         // 300 users: the seed's achievements are hard to reach, this gives 11 unlocks with pushes.
-        #expect(try HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "300", "--seed", "7"]).status == 0)
+        #expect(try await HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "300", "--seed", "7"]).status == 0)
         let config = Self.config(
             dataDir: "d", webhookURL: receiver.url("/ok/ops?key=URLSECRET"),
             extra: """
@@ -135,23 +135,23 @@ struct OutboxEndToEndTests {
         #expect(tokens.count > 10)
 
         var outputs: [String] = []
-        func hearth(_ args: [String]) throws -> HearthProcess.Result {
-            let r = try Self.runCapturingToFiles(args + cfg, in: s.path)
+        func hearth(_ args: [String]) async throws -> HearthProcess.Result {
+            let r = try await Self.runCapturingToFiles(args + cfg, in: s.path)
             outputs += [r.stdout, r.stderr]
             return r
         }
         let now = "2026-11-18T12:00:00Z"
         for format in ["text", "json", "markdown"] {
-            #expect(try hearth(["plan", "achievement-unlock", "--now", now, "--format", format, "--limit", "0"]).status == 0)
+            #expect(try await hearth(["plan", "achievement-unlock", "--now", now, "--format", format, "--limit", "0"]).status == 0)
         }
-        let run = try hearth(["run", "achievement-unlock", "--now", now, "--log-level", "debug"])
+        let run = try await hearth(["run", "achievement-unlock", "--now", now, "--log-level", "debug"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(try hearth(["outbox", "list"]).status == 0)
-        #expect(try hearth(["outbox", "list", "--format", "json"]).status == 0)
-        let dead = try hearth(["outbox", "dead", "--format", "json"])
+        #expect(try await hearth(["outbox", "list"]).status == 0)
+        #expect(try await hearth(["outbox", "list", "--format", "json"]).status == 0)
+        let dead = try await hearth(["outbox", "dead", "--format", "json"])
         #expect(dead.status == 0)
-        #expect(try hearth(["outbox", "deliver", "--log-level", "debug"]).status == 0)
-        #expect(try hearth(["history", "--format", "json"]).status == 0)
+        #expect(try await hearth(["outbox", "deliver", "--log-level", "debug"]).status == 0)
+        #expect(try await hearth(["history", "--format", "json"]).status == 0)
 
         // The run was delivered right after it: its job.succeeded reached the endpoint, and the
         // pushes reached the gateway (which answered 503: with maxAttempts = 1 they are dead).
@@ -165,7 +165,7 @@ struct OutboxEndToEndTests {
         }
         #expect(!deadLetters.isEmpty)
         let firstDead = try #require(deadLetters.first?.objectValue?["id"]?.stringValue)
-        let retried = try hearth(["outbox", "retry", firstDead])
+        let retried = try await hearth(["outbox", "retry", firstDead])
         #expect(retried.status == 0)
         #expect(retried.stdout.contains("moved back to pending; due now."))
 

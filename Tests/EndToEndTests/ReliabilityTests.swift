@@ -21,12 +21,12 @@ struct ReliabilityTests {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let pristine = s.path + "/pristine"
-        #expect(try HearthProcess.run(["seed", "--out", pristine, "--users", "120", "--seed", "5"]).status == 0)
+        #expect(try await HearthProcess.run(["seed", "--out", pristine, "--users", "120", "--seed", "5"]).status == 0)
         // The reference: `other` then `held`, one after the other.
         let reference = s.path + "/reference"
         try FileManager.default.copyItem(atPath: pristine, toPath: reference)
         for job in [other, held] {
-            let r = try HearthProcess.run(["run", job, "--data", reference, "--now", Self.now])
+            let r = try await HearthProcess.run(["run", job, "--data", reference, "--now", Self.now])
             #expect(r.status == 0, "\(r.stderr)")
         }
         let data = s.path + "/data"
@@ -36,10 +36,10 @@ struct ReliabilityTests {
             ["run", held, "--data", data, "--now", Self.now], environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "4000"])
         let stderr = StderrCollector(running.stderrPipe)
         try await stderr.waitFor("pausing 4000 ms before the commit", timeout: 60)
-        let second = try HearthProcess.run(["run", other, "--data", data, "--now", Self.now])
+        let second = try await HearthProcess.run(["run", other, "--data", data, "--now", Self.now])
         #expect(second.status == 0, "\(second.stderr)")
-        _ = running.stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        running.process.waitUntilExit()
+        _ = await BlockingIO.run { running.stdoutPipe.fileHandleForReading.readDataToEndOfFile() }
+        await running.waitForExit()
 
         #expect(running.process.terminationStatus == 0, "\(stderr.text)")
         #expect(stderr.text.contains("conflict: documents changed while the job ran; re-running"))
@@ -54,7 +54,7 @@ struct ReliabilityTests {
     /// either succeeds, or fails with "No space left on device" naming the file; after space
     /// is freed and `hearth recover` runs, the data is all-before or all-after, with no temp
     /// file left anywhere. Skipped (with a message) where a tmpfs cannot be mounted.
-    @Test func aFullDiskFailsTheRunCleanlyAndLosesNothing() throws {
+    @Test func aFullDiskFailsTheRunCleanlyAndLosesNothing() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let mount = s.path + "/mnt"
@@ -66,11 +66,11 @@ struct ReliabilityTests {
         defer { _ = Self.shell("umount -l '\(mount)'") }
 
         let pristine = s.path + "/pristine"
-        #expect(try HearthProcess.run(["seed", "--out", pristine, "--users", "150", "--seed", "9"]).status == 0)
+        #expect(try await HearthProcess.run(["seed", "--out", pristine, "--users", "150", "--seed", "9"]).status == 0)
         let reference = s.path + "/reference"
         try FileManager.default.copyItem(atPath: pristine, toPath: reference)
         let job = ["run", "weekly-bonus", "--now", Self.now]
-        #expect(try HearthProcess.run(job + ["--data", reference]).status == 0)
+        #expect(try await HearthProcess.run(job + ["--data", reference]).status == 0)
         let before = TreeSnapshot(pristine)
         let after = TreeSnapshot(reference)
         #expect(!after.sameContent(as: before))
@@ -83,7 +83,7 @@ struct ReliabilityTests {
             try FileManager.default.copyItem(atPath: pristine, toPath: data)
             Self.fill(mount, leavingKiB: freeKiB)
 
-            let r = try HearthProcess.run(job + ["--data", data])
+            let r = try await HearthProcess.run(job + ["--data", data])
             if r.status == 0 {
                 outcomes.succeeded += 1
             } else {
@@ -93,7 +93,7 @@ struct ReliabilityTests {
                 #expect(r.stderr.contains(data), "the error names the file: \(r.stderr)")
             }
             try FileManager.default.removeItem(atPath: mount + "/filler")
-            let recover = try HearthProcess.run(["recover", "--data", data])
+            let recover = try await HearthProcess.run(["recover", "--data", data])
             #expect(recover.status == 0, "\(recover.stderr)")
 
             let state = TreeSnapshot(data)
@@ -134,7 +134,7 @@ struct ReliabilityTests {
         let referenceDir = try prepare("reference")
         let clock = ContinuousClock()
         let started = clock.now
-        let full = try HearthProcess.run(["outbox", "deliver", "--config", referenceDir + "/hearth.toml"], in: referenceDir)
+        let full = try await HearthProcess.run(["outbox", "deliver", "--config", referenceDir + "/hearth.toml"], in: referenceDir)
         let fullMicros = max(2_000, Int((clock.now - started).components.seconds * 1_000_000 + (clock.now - started).components.attoseconds / 1_000_000_000_000))
         #expect(full.status == 0, "\(full.stderr)")
 
@@ -143,12 +143,12 @@ struct ReliabilityTests {
         for i in 0..<iterations {
             let dir = try prepare("it\(i)")
             let running = try HearthProcess.start(["outbox", "deliver", "--config", dir + "/hearth.toml"], in: dir)
-            usleep(UInt32(Int.random(in: 1_000...fullMicros, using: &rng)))
+            try await Task.sleep(for: .microseconds(UInt32(Int.random(in: 1_000...fullMicros, using: &rng))))
             kill(running.process.processIdentifier, SIGKILL)
-            running.process.waitUntilExit()
-            let again = try HearthProcess.run(["outbox", "deliver", "--config", dir + "/hearth.toml"], in: dir)
+            await running.waitForExit()
+            let again = try await HearthProcess.run(["outbox", "deliver", "--config", dir + "/hearth.toml"], in: dir)
             #expect(again.status == 0, "\(again.stderr)")
-            let list = try HearthProcess.run(["outbox", "list", "--config", dir + "/hearth.toml"], in: dir)
+            let list = try await HearthProcess.run(["outbox", "list", "--config", dir + "/hearth.toml"], in: dir)
             #expect(list.stdout == "The outbox is empty.\n", "iteration \(i): \(list.stdout.prefix(300))")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/d/.hearth/outbox/pending")) ?? []).isEmpty)
             let got = try await receiver.received().filter { $0.path == "/ok/it\(i)" }

@@ -4,11 +4,11 @@ import HearthTestSupport
 
 @Suite("seed, plan and run end to end")
 struct SeedAndPlanTests {
-    @Test func seedingTwiceGivesByteIdenticalTrees() throws {
+    @Test func seedingTwiceGivesByteIdenticalTrees() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
-        let a = try HearthProcess.run(["seed", "--out", s.path + "/a", "--users", "1000", "--seed", "7"])
-        let b = try HearthProcess.run(["seed", "--out", s.path + "/b", "--users", "1000", "--seed", "7"])
+        let a = try await HearthProcess.run(["seed", "--out", s.path + "/a", "--users", "1000", "--seed", "7"])
+        let b = try await HearthProcess.run(["seed", "--out", s.path + "/b", "--users", "1000", "--seed", "7"])
         #expect(a.status == 0)
         #expect(b.status == 0)
         let ta = TreeSnapshot(s.path + "/a")
@@ -16,17 +16,17 @@ struct SeedAndPlanTests {
         #expect(a.stdout == "Wrote \(ta.files.count) documents for 1000 users to \(s.path)/a (seed 7).\n")
         #expect(ta.files.count > 20_000)
         #expect(ta.sameContent(as: tb))
-        let c = try HearthProcess.run(["seed", "--out", s.path + "/c", "--users", "1000", "--seed", "8"])
+        let c = try await HearthProcess.run(["seed", "--out", s.path + "/c", "--users", "1000", "--seed", "8"])
         #expect(c.status == 0)
         #expect(!ta.sameContent(as: TreeSnapshot(s.path + "/c")))
     }
 
-    @Test func thePlanListsExactlyTheDocumentsTheRealRunWritesAndNothingElseIsTouched() throws {
+    @Test func thePlanListsExactlyTheDocumentsTheRealRunWritesAndNothingElseIsTouched() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let data = s.path + "/d"
-        #expect(try HearthProcess.run(["seed", "--out", data, "--users", "300", "--seed", "7"]).status == 0)
-        let plan = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z", "--format", "json"])
+        #expect(try await HearthProcess.run(["seed", "--out", data, "--users", "300", "--seed", "7"]).status == 0)
+        let plan = try await HearthProcess.run(["plan", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z", "--format", "json"])
         #expect(plan.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
         let changes = try #require(json["changes"] as? [[String: Any]])
@@ -35,8 +35,8 @@ struct SeedAndPlanTests {
         #expect(changes.allSatisfy { ["create", "update", "delete"].contains($0["action"] as! String) })
 
         let before = TreeSnapshot(data)
-        Thread.sleep(forTimeInterval: 0.02)
-        let run = try HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
+        try await Task.sleep(for: .seconds(0.02))
+        let run = try await HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
         #expect(run.status == 0)
         let summary = (json["summary"] as! [String: Any])["line"] as! String
         #expect(run.stdout.hasSuffix(summary.replacingOccurrences(of: "Plan:", with: "Applied:") + "\n"))
@@ -47,19 +47,19 @@ struct SeedAndPlanTests {
         for (path, entry) in before.files where !planned.contains(path) {
             #expect(after.files[path] == entry, "\(path) was touched")
         }
-        let second = try HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
+        let second = try await HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z"])
         #expect(second.status == 0)
         #expect(second.stdout == "No changes.\n")
         #expect(TreeSnapshot(data) == after)
-        let detailed = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode"])
+        let detailed = try await HearthProcess.run(["plan", "leaderboard-rebuild", "--data", data, "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode"])
         #expect(detailed.status == 0)
     }
 
-    @Test func detailedExitcodeIsTwoWhenThePlanHasChanges() throws {
+    @Test func detailedExitcodeIsTwoWhenThePlanHasChanges() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/a.json", #"{"name": "A", "totalPointsGifted": 150, "giftsGiven": 3}"#)
-        let r = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode", "--param", "periods=alltime"])
+        let r = try await HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--detailed-exitcode", "--param", "periods=alltime"])
         #expect(r.status == 2)
         #expect(r.stdout == """
             leaderboard_cache: 1 to create
@@ -78,7 +78,7 @@ struct SeedAndPlanTests {
             Plan: 1 to create, 1 to update, 0 to delete; 0 pushes, 0 webhooks.
 
             """)
-        let md = try HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--format", "markdown", "--param", "periods=alltime"])
+        let md = try await HearthProcess.run(["plan", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--format", "markdown", "--param", "periods=alltime"])
         #expect(md.stdout.contains("| update | `users/a` | rank: (absent) → 1<br>generosityLevel: (absent) → \"Helper\"<br>generosityScore: (absent) → 6 |"))
         #expect(md.stdout.hasSuffix("**Plan: 1 to create, 1 to update, 0 to delete; 0 pushes, 0 webhooks.**\n"))
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import HearthKit
 import HearthTestSupport
 
 /// Runs the built `hearth` executable (next to the test bundle, or `$HEARTH_BIN`).
 enum HearthProcess {
-    struct Result {
+    struct Result: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
@@ -29,20 +30,37 @@ enum HearthProcess {
         var description: String { "the hearth executable is not at \(path): run `swift build` first (or set HEARTH_BIN)" }
     }
 
-    /// Runs `hearth args…` to completion in `directory`.
+    /// Runs `hearth args…` to completion in `directory`. The wait happens on a `BlockingIO`
+    /// thread, never on a cooperative one, so the other tests' timers keep running meanwhile.
     @discardableResult
-    static func run(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        let p = try start(args, in: directory, environment: environment)
-        let out = p.stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        let err = p.stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        p.process.waitUntilExit()
-        return Result(status: p.process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    static func run(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) async throws -> Result {
+        try await start(args, in: directory, environment: environment).finish()
     }
 
-    struct Running {
+    struct Running: Sendable {
         var process: Process
         var stdoutPipe: Pipe
         var stderrPipe: Pipe
+
+        /// Reads stdout, then stderr, to their ends and waits for the exit (off the cooperative pool).
+        func finish() async -> Result {
+            await BlockingIO.run { () -> Result in
+                let out = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
+                let err = stderrPipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+            }
+        }
+
+        /// Waits for the exit without reading the pipes (off the cooperative pool).
+        func waitForExit() async {
+            await HearthProcess.waitForExit(process)
+        }
+    }
+
+    /// Waits for `process` to exit on a `BlockingIO` thread.
+    static func waitForExit(_ process: Process) async {
+        await BlockingIO.run { process.waitUntilExit() }
     }
 
     static func start(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Running {
