@@ -23,49 +23,11 @@ public enum PushMessages {
     public static let collapsed = "collapsed"
     public static let noTokens = "no-tokens"
 
-    /// A user's device tokens for one provider, and what was wrong with the token fields.
-    public struct DeviceTokens: Sendable, Equatable {
-        public var tokens: [String]
-        /// Wrong-typed token fields, e.g. `field "fcmTokens": expected an array of strings,
-        /// found string`. Values are never shown: tokens are credentials.
-        public var problems: [String]
+    public typealias DeviceTokens = HearthKit.DeviceTokens
 
-        public init(tokens: [String] = [], problems: [String] = []) {
-            self.tokens = tokens
-            self.problems = problems
-        }
-    }
-
-    /// The user's device tokens for `provider`. Token fields are read leniently, as the outbox
-    /// deliverer reads them: a field of the wrong type, or a non-string entry, is left out and
-    /// named in `problems` — it never makes the user document invalid input (other jobs rewrite
-    /// users; a push concern must not stop them).
+    /// The user's device tokens for `provider` (see ``HearthKit/DeviceTokens/init(of:provider:)``).
     public static func deviceTokens(of user: Document, provider: PushProviderKind) -> DeviceTokens {
-        var out = DeviceTokens()
-        var seen = Set<String>()
-        func add(_ t: String) {
-            if !t.isEmpty, seen.insert(t).inserted { out.tokens.append(t) }
-        }
-        func array(_ field: String) {
-            switch user[field] {
-            case nil, .null?: return
-            case .array(let items)?:
-                for (i, item) in items.enumerated() {
-                    if case .string(let t) = item { add(t) } else { out.problems.append("field \"\(field)[\(i)]\": expected string, found \(item.typeName)") }
-                }
-            case let other?: out.problems.append("field \"\(field)\": expected an array of strings, found \(other.typeName)")
-            }
-        }
-        if provider != .apns {
-            array("fcmTokens")
-            switch user["fcmToken"] {
-            case nil, .null?: break
-            case .string(let t)?: add(t)
-            case let other?: out.problems.append("field \"fcmToken\": expected string, found \(other.typeName)")
-            }
-        }
-        if provider == .apns || provider == .webhook { array("apnsTokens") }
-        return out
+        DeviceTokens(of: user, provider: provider)
     }
 
     /// The `.push` message for one notification (nil without tokens).
@@ -78,14 +40,9 @@ public enum PushMessages {
             data: [("notificationId", notificationID), ("type", type), ("actionUrl", actionURL)], badge: badge)
     }
 
-    /// A `.push` message with the documented payload.
+    /// A `.push` message with the documented payload (see ``HearthKit/OutboxMessage/push(id:userID:tokens:title:body:data:badge:)``).
     public static func push(id: String, userID: String, tokens: [String], title: String, body: String, data: [(String, String)], badge: Int?) -> OutboxMessage {
-        var payload: [(String, JSONValue)] = [
-            ("userId", .string(userID)), ("tokens", .array(tokens.map { .string($0) })), ("title", .string(title)), ("body", .string(body)),
-            ("data", .object(JSONObject(data.map { ($0.0, .string($0.1)) }))),
-        ]
-        if let badge { payload.append(("badge", .int(Int64(badge)))) }
-        return OutboxMessage(id: id, kind: .push, recipient: userID, title: title, payload: JSONObject(payload))
+        OutboxMessage.push(id: id, userID: userID, tokens: tokens, title: title, body: body, data: JSONObject(data.map { ($0.0, .string($0.1)) }), badge: badge)
     }
 
     /// Queues the push for a notification the job creates in this run (when the user has

@@ -109,18 +109,28 @@ package struct ConfigLoader: Sendable {
             }
         }
 
-        // Jobs: every registered job gets a config; [jobs.NAME] must name a registered job.
+        // Jobs: every registered job gets a config; [jobs.NAME] must name a registered job,
+        // or be a command job (it has `command`).
         var jobTables: [String: TableReader] = [:]
+        var allJobs = jobs
         if var t = try r.table("jobs") {
-            for key in t.table.keys {
-                guard jobs.contains(where: { $0.name == key }) else {
-                    throw ConfigError(file: file, line: t.table[key]?.line, "unknown job \(JSONWriter.quoted(key)) in [jobs]; registered jobs: \(jobs.map(\.name).joined(separator: ", "))")
+            for key in t.table.keys.sorted() {
+                guard var table = try t.table(key) else { continue }
+                if table.table["command"] != nil {
+                    guard !jobs.contains(where: { $0.name == key }) else {
+                        throw ConfigError(file: file, line: table.table["command"]?.line, "[jobs.\(key)] command: \(key) is a built-in job; give the command job another name")
+                    }
+                    let (function, descriptor) = try readFunction(key, &table, file: file, base: base)
+                    config.functions[key] = function
+                    allJobs.append(descriptor)
+                } else if !jobs.contains(where: { $0.name == key }) {
+                    throw ConfigError(file: file, line: t.table[key]?.line, "unknown job \(JSONWriter.quoted(key)) in [jobs]; registered jobs: \(jobs.map(\.name).joined(separator: ", ")) (a command job needs `command`, see docs/functions.md)")
                 }
-                jobTables[key] = try t.table(key)
+                jobTables[key] = table
             }
             t.consumeAll()
         }
-        for job in jobs {
+        for job in allJobs {
             var jc = JobConfig(name: job.name, schedule: job.defaultSchedule, timeZone: config.timeZone, policy: config.defaults)
             if var t = jobTables[job.name] {
                 if let s = try t.string("schedule") { jc.schedule = s }
@@ -163,6 +173,69 @@ package struct ConfigLoader: Sendable {
         }
         try r.finish()
         return config
+    }
+
+    /// A command job's own keys (docs/functions.md#configuration); the keys every job has
+    /// (`schedule`, `params`, …) are read after, as for any job. Its parameters are its
+    /// `params`, typed by their config values.
+    private func readFunction(_ name: String, _ t: inout TableReader, file: String, base: String) throws(ConfigError) -> (FunctionConfig, JobDescriptor) {
+        guard name.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }), !name.isEmpty, name.count <= 64 else {
+            throw ConfigError(file: file, line: t.table["command"]?.line, "[jobs.\(name)]: a command job's name must be 1–64 characters from a–z, 0–9 and -")
+        }
+        guard let command = try t.stringArray("command"), let first = command.first, !first.isEmpty else {
+            throw t.missing("command", "the executable and its arguments, e.g. [\"python3\", \"functions/expire_gigs.py\"]")
+        }
+        guard t.table["schedule"] != nil else {
+            throw t.missing("schedule", "when the command job runs, e.g. \"0 * * * *\"")
+        }
+        var f = FunctionConfig(name: name, command: command, directory: base)
+        f.summary = try t.string("summary") ?? ""
+        f.reads = try t.stringArray("reads") ?? []
+        f.writes = try t.stringArray("writes") ?? []
+        f.environment = try t.stringArray("env") ?? []
+        if let g = try t.duration("killGrace") { f.killGrace = g }
+        for c in f.reads where !Self.isCollectionPath(c, wildcard: false) {
+            throw ConfigError(file: file, line: t.table["reads"]?.line, "[jobs.\(name)] reads: \(JSONWriter.quoted(c)) is not a collection path (\"gigs\", or \"users/u1/badges\")")
+        }
+        for c in f.writes where !Self.isCollectionPath(c, wildcard: true) {
+            throw ConfigError(file: file, line: t.table["writes"]?.line, "[jobs.\(name)] writes: \(JSONWriter.quoted(c)) is not a collection pattern (\"gigs\", or \"users/*/badges\")")
+        }
+        for e in f.environment where e.hasPrefix("HEARTH_") {
+            throw ConfigError(file: file, line: t.table["env"]?.line, "[jobs.\(name)] env: \(e): HEARTH_ variables are Hearth's own; the function gets the run's context in HEARTH_* and on stdin")
+        }
+        // The params' types come from their values; checked against themselves later.
+        var params: [String: ParameterValue] = [:]
+        if let p = t.table["params"], case .table(let pt) = p.value {
+            for key in pt.keys {
+                guard let node = pt[key] else { continue }
+                switch node.value {
+                case .integer(let i): params[key] = .integer(i)
+                case .string(let s): params[key] = .string(s)
+                case .boolean(let b): params[key] = .boolean(b)
+                case .array(let items):
+                    var l: [String] = []
+                    for i in items {
+                        guard case .string(let s) = i.value else {
+                            throw ConfigError(file: file, line: i.line, "[jobs.\(name).params] \(key): a list parameter holds strings")
+                        }
+                        l.append(s)
+                    }
+                    params[key] = .stringList(l)
+                default:
+                    throw ConfigError(file: file, line: node.line, "[jobs.\(name).params] \(key): expected an integer, string, boolean or list of strings, found \(node.value.typeName)")
+                }
+            }
+        }
+        return (f, f.descriptor(schedule: "", params: params))
+    }
+
+    /// `gigs`, `users/u1/badges`; with `wildcard`, `users/*/badges` too.
+    static func isCollectionPath(_ s: String, wildcard: Bool) -> Bool {
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count % 2 == 1 else { return false }
+        return parts.enumerated().allSatisfy { i, p in
+            (wildcard && i % 2 == 1 && p == "*") || DocumentPath.isValid(name: p)
+        }
     }
 
     private func readPolicy(_ t: inout TableReader, base: JobPolicy) throws(ConfigError) -> JobPolicy {

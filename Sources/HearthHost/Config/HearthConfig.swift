@@ -17,6 +17,9 @@ package struct HearthConfig: Sendable {
     package var defaults = JobPolicy()
     /// Per-job settings for every registered job (defaults merged in).
     package var jobs: [String: JobConfig] = [:]
+    /// Command jobs (`[jobs.NAME] command = [...]`, docs/functions.md), by name; each also has
+    /// its ``JobConfig`` in ``jobs``.
+    package var functions: [String: FunctionConfig] = [:]
     package var notificationTypes: [String] = ["gift_received", "friend_request", "friend_accepted", "achievement_unlocked"]
     package var push = PushConfig()
     package var webhooks: [WebhookConfig] = []

@@ -55,17 +55,17 @@ package struct DataCheck: Sendable {
         var seen = Set<DocumentIssue>()
         let runner = Runner(config: config, data: data, registry: registry, logger: logger)
         var collections = Set<String>()
-        for type in registry.jobs {
-            let d = type.descriptor
+        for definition in runner.registry.jobs {
+            let d = definition.descriptor
             collections.formUnion(d.reads)
             guard let jc = config.jobs[d.name] else { continue }
-            let job: any Job
-            do { (job, _) = try runner.prepare(d.name, parameters: [:]) } catch {
+            let job: any RunnableJob
+            do { (job, _, _) = try runner.prepare(d.name, parameters: [:]) } catch {
                 report.jobErrors.append("\(d.name): \(error)")
                 continue
             }
             let ctx = JobContext(
-                jobName: d.name, logicalTime: now, startTime: now, timeZone: jc.timeZone,
+                jobName: d.name, isDryRun: true, logicalTime: now, startTime: now, timeZone: jc.timeZone,
                 parameters: try JobParameters.resolve(specs: d.parameters, config: jc.params, commandLine: [:]),
                 store: data, policy: .skip)
             do { try await job.run(ctx) } catch {

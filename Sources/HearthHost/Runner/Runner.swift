@@ -23,7 +23,7 @@ package struct Runner: Sendable {
     package init(config: HearthConfig, data store: any StorageBackend, registry: JobRegistry, clock: any HearthClock = SystemClock(), environment: JobEnvironment? = nil, logger: Logger = Logger(label: "hearth")) {
         self.config = config
         self.store = store
-        self.registry = registry
+        self.registry = registry.including(config, logger: logger)
         self.clock = clock
         self.environment = environment ?? JobEnvironment(notificationTypes: config.notificationTypes, http: LazyCurlTransport(config: config.http), pushProvider: config.push.provider)
         self.logger = logger
@@ -31,18 +31,18 @@ package struct Runner: Sendable {
 
     /// Checks that a job can be run with these parameters, before anything runs.
     /// Throws ``UnknownJobError``, ``ParameterError`` or ``JobSetupError``.
-    package func prepare(_ name: String, parameters: [String: String]) throws -> (any Job, JobConfig) {
-        guard let type = registry.job(named: name), let jc = config.jobs[name] else {
+    package func prepare(_ name: String, parameters: [String: String]) throws -> (any RunnableJob, JobDescriptor, JobConfig) {
+        guard let definition = registry.job(named: name), let jc = config.jobs[name] else {
             throw UnknownJobError(name: name, known: registry.names)
         }
-        let params = try JobParameters.resolve(specs: type.descriptor.parameters, config: jc.params, commandLine: parameters)
-        return (try type.init(parameters: params, environment: environment), jc)
+        let params = try JobParameters.resolve(specs: definition.descriptor.parameters, config: jc.params, commandLine: parameters)
+        return (try definition.make(parameters: params, environment: environment), definition.descriptor, jc)
     }
 
     /// Runs a job. Setup errors (unknown job, bad parameter, job set-up) are thrown; run
     /// failures are reported in the outcome (and its record).
     package func run(_ name: String, options: RunOptions = RunOptions()) async throws -> RunOutcome {
-        let (job, jc) = try prepare(name, parameters: options.parameters)
+        let (job, descriptor, jc) = try prepare(name, parameters: options.parameters)
         let start = options.startTime ?? clock.now()
         let logical = options.logicalTime ?? start
         let runID = Runner.makeRunID(job: name, start: start)
@@ -65,12 +65,12 @@ package struct Runner: Sendable {
         while true {
             attempt += 1
             let ctx = JobContext(
-                jobName: name, logicalTime: logical, startTime: start, timeZone: jc.timeZone,
-                parameters: try JobParameters.resolve(specs: type(of: job).descriptor.parameters, config: jc.params, commandLine: options.parameters),
+                jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: start, timeZone: jc.timeZone,
+                parameters: try JobParameters.resolve(specs: descriptor.parameters, config: jc.params, commandLine: options.parameters),
                 store: store, policy: jc.policy.onInvalidDocument, progress: options.progress)
             do {
                 try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
-                try type(of: job).descriptor.checkDeclaredWrites(ctx.changeset)
+                try descriptor.checkDeclaredWrites(ctx.changeset)
             } catch {
                 failure = error
                 record.status = error is CancellationError || error is RunTimeoutError ? .cancelled : .failed

@@ -1,19 +1,23 @@
-/// A registered job ("a function"): reads documents through a ``JobContext`` and records
+/// Something the runner can run once: reads documents through a ``JobContext`` and records
 /// the writes it wants; the runner commits them atomically or shows them as a plan.
 ///
-/// Jobs are built fresh for every run from their validated parameters, so `run` may keep
-/// no state between runs.
-public protocol Job: Sendable {
+/// Built fresh for every run from its validated parameters, so `run` may keep no state
+/// between runs. Compiled-in jobs conform through ``Job``; the host's command jobs (an
+/// executable named in the config) conform directly, with a descriptor from the config.
+public protocol RunnableJob: Sendable {
+    /// Runs over the data. Must call no `Date()`: use `context.logicalTime` (windows) and
+    /// `context.startTime` (audit timestamps).
+    func run(_ context: JobContext) async throws
+}
+
+/// A job compiled into Hearth, registered with its static ``descriptor``.
+public protocol Job: RunnableJob {
     /// Name, schedule, parameters and the collections the job touches.
     static var descriptor: JobDescriptor { get }
 
     /// Builds the job for one run; throws ``JobSetupError`` for a configuration the job
     /// cannot work with (it is reported before anything runs).
     init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError)
-
-    /// Runs over the data. Must call no `Date()`: use `context.logicalTime` (windows) and
-    /// `context.startTime` (audit timestamps).
-    func run(_ context: JobContext) async throws
 }
 
 /// What a job learns about the host at set-up time.

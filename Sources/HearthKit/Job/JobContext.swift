@@ -5,6 +5,10 @@ import Synchronization
 /// and the changeset it builds. Nothing reaches the disk until the runner commits.
 public final class JobContext: Sendable {
     public let jobName: String
+    /// The run's id (as in its run record); empty outside a runner.
+    public let runID: String
+    /// Whether this run only builds a plan (nothing will be committed).
+    public let isDryRun: Bool
     /// `T`: the schedule slot this run serves (windows are computed from it).
     public let logicalTime: Date
     /// `S`: the wall clock at start (audit timestamps written into documents).
@@ -26,10 +30,12 @@ public final class JobContext: Sendable {
     private let progress: (@Sendable (Int) -> Void)?
 
     public init(
-        jobName: String, logicalTime: Date, startTime: Date, timeZone: TimeZone, parameters: JobParameters,
+        jobName: String, runID: String = "", isDryRun: Bool = false, logicalTime: Date, startTime: Date, timeZone: TimeZone, parameters: JobParameters,
         store: any DocumentStore, policy: InvalidDocumentPolicy, progress: (@Sendable (Int) -> Void)? = nil
     ) {
         self.jobName = jobName
+        self.runID = runID
+        self.isDryRun = isDryRun
         self.logicalTime = logicalTime
         self.startTime = startTime
         self.timeZone = timeZone
@@ -85,6 +91,38 @@ public final class JobContext: Sendable {
         }
         progress?(total)
         return result
+    }
+
+    /// Like ``decode(_:_:)``, but hands the results to `body` one chunk of `chunkSize`
+    /// documents at a time, in id order, so the collection is never in memory whole (a
+    /// command job streams its reads this way). `body` runs on a ``BlockingIO`` thread.
+    public func decode<T: Sendable>(
+        _ collection: String, chunkSize: Int, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?,
+        into body: @escaping @Sendable ([T]) throws -> Void
+    ) async throws {
+        try Task.checkCancellation()
+        let store = self.store
+        let count = try await BlockingIO.run { () throws(any Error) -> Int in
+            let ids = try store.documentIDs(in: collection)
+            let base = collection.split(separator: "/").map(String.init)
+            for start in stride(from: 0, to: ids.count, by: max(1, chunkSize)) {
+                let paths = ids[start..<min(ids.count, start + chunkSize)].map { DocumentPath(unchecked: base + [$0]) }
+                var values: [T] = []
+                for o in Self.decodeChunks(paths, store: store, transform) {
+                    switch o {
+                    case .value(let t): values.append(t)
+                    case .invalid(let p, let issue): try self.reportInvalid(p, issue)
+                    }
+                }
+                try body(values)
+            }
+            return ids.count
+        }
+        let total = state.withLock { s in
+            s.documentsRead += count
+            return s.documentsRead
+        }
+        progress?(total)
     }
 
     /// Reads and transforms `paths` on all cores, in chunks, keeping only the outcomes.

@@ -32,3 +32,16 @@ public struct OutboxMessage: Sendable, Equatable {
         OutboxMessage(id: id, kind: .event, recipient: type, title: type, payload: data)
     }
 }
+
+extension OutboxMessage {
+    /// A push to one user's devices with the documented payload (docs/push.md):
+    /// `{"userId", "tokens", "title", "body", "data", "badge"?}`, recipient the user id.
+    public static func push(id: String, userID: String, tokens: [String], title: String, body: String, data: JSONObject, badge: Int?) -> OutboxMessage {
+        var payload: [(String, JSONValue)] = [
+            ("userId", .string(userID)), ("tokens", .array(tokens.map { .string($0) })), ("title", .string(title)), ("body", .string(body)),
+            ("data", .object(data)),
+        ]
+        if let badge { payload.append(("badge", .int(Int64(badge)))) }
+        return OutboxMessage(id: id, kind: .push, recipient: userID, title: title, payload: JSONObject(payload))
+    }
+}

@@ -55,7 +55,7 @@ extension Hearth {
                 }
                 guard start <= end else { throw UsageError("--from \(from) is after --to \(to)") }
                 let config = try global.loadConfig(logger: logger)
-                guard let jc = config.jobs[job] else { throw UsageError("unknown job \(JSONWriter.quoted(job)); registered jobs: \(JobCatalog.registry.names.joined(separator: ", ")) (see `hearth list`)") }
+                guard let jc = config.jobs[job] else { throw UsageError("unknown job \(JSONWriter.quoted(job)); registered jobs: \(global.registry(config, logger: logger).names.joined(separator: ", ")) (see `hearth list`)") }
                 let schedule: Schedule
                 do { schedule = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                     throw ConfigError(file: config.file ?? "(built-in defaults)", "[jobs.\(job)] schedule: \(error)")

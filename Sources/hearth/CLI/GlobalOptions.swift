@@ -32,6 +32,11 @@ struct GlobalOptions: ParsableArguments {
         return Logger(label: "hearth")
     }
 
+    /// The compiled-in jobs and the config's command jobs.
+    func registry(_ config: HearthConfig, logger: Logger) -> JobRegistry {
+        JobCatalog.registry.including(config, logger: logger)
+    }
+
     /// The configuration, with `--data` applied. Without any config file, `--data` alone
     /// gives the built-in defaults.
     func loadConfig(logger: Logger) throws -> HearthConfig {

@@ -27,7 +27,7 @@ extension Hearth {
                 let now = Date()
                 var rows: [[String]] = []
                 var json: [JSONValue] = []
-                for d in JobCatalog.registry.descriptors {
+                for d in global.registry(config, logger: logger).descriptors {
                     guard let jc = config.jobs[d.name] else { continue }
                     let schedule = try? Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals)
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil

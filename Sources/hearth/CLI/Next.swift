@@ -42,9 +42,10 @@ extension Hearth {
                     start = d
                 }
                 let config = try global.loadConfig(logger: logger)
-                var names = JobCatalog.registry.names.filter { config.jobs[$0]?.enabled == true }
+                let registry = global.registry(config, logger: logger)
+                var names = registry.names.filter { config.jobs[$0]?.enabled == true }
                 if let job {
-                    guard config.jobs[job] != nil else { throw UsageError("unknown job \(JSONWriter.quoted(job)); registered jobs: \(JobCatalog.registry.names.joined(separator: ", ")) (see `hearth list`)") }
+                    guard config.jobs[job] != nil else { throw UsageError("unknown job \(JSONWriter.quoted(job)); registered jobs: \(registry.names.joined(separator: ", ")) (see `hearth list`)") }
                     names = [job]
                 }
                 var json: [JSONValue] = []
