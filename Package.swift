@@ -38,6 +38,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .target(name: "CSpawn", path: "Sources/CSpawn"),
         .target(name: "HearthKit", path: "Sources/HearthKit", swiftSettings: upcoming),
         .target(name: "HearthStore", dependencies: ["HearthKit"], path: "Sources/HearthStore", swiftSettings: upcoming),
         .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
@@ -55,7 +56,7 @@ let package = Package(
         .target(
             name: "HearthHost",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "CSpawn", log, lifecycle,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Sources/HearthHost",

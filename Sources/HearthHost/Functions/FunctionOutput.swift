@@ -112,9 +112,9 @@ final class FunctionOutput: Sendable {
             }
             let tokens = DeviceTokens(of: user, provider: job.environment.pushProvider).tokens
             guard !tokens.isEmpty else { return }
-            context.queue(.push(id: "\(job.config.name)-\(id)", userID: userID, tokens: tokens, title: title, body: body, data: data, badge: badge))
+            context.queue(.push(id: "push-\(job.config.name)-\(id)", userID: userID, tokens: tokens, title: title, body: body, data: data, badge: badge))
         case .webhook(let id, let event, let data):
-            context.queue(.event(event, id: "\(job.config.name)-\(id)", data: data))
+            context.queue(.event(event, id: "event-\(job.config.name)-\(id)", data: data))
         case .warn(let message):
             context.warn(message)
         case .log(let level, let message):

@@ -1,55 +1,70 @@
 import Foundation
+import CSpawn
 import Synchronization
 
 /// The running executable of a command job: its stdin, stdout and stderr as raw pipes, read
 /// and written with blocking system calls (callers run these on `BlockingIO` threads).
 ///
-/// Foundation's `Process` starts and reaps the child; the pipes are used directly (`write`,
-/// `poll`, `read`) so that a child that exits, or is killed, never leaves Hearth blocked on a
-/// pipe that a grandchild still holds open.
+/// Started with `posix_spawn` in a process group of its own, with every signal unblocked and
+/// SIGPIPE, SIGTERM and SIGINT at their defaults (Hearth blocks or ignores some of them for
+/// itself), so that a timeout's SIGTERM reaches the function and whatever it started.
 final class FunctionProcess: Sendable {
-    // `Process` is a class Foundation documents as usable across threads for `isRunning`,
-    // `terminate` and `waitUntilExit`; it is only started by `init`.
-    private let process: Process
+    let pid: pid_t
     private let stdin: Int32
     private let stdout: Int32
     private let stderr: Int32
     private let stdinOpen = Mutex(true)
     private let signalled = Mutex(false)
+    private let exit = Mutex<Int32?>(nil)
+
+    struct SpawnError: Error, CustomStringConvertible {
+        var errno: Int32
+        var description: String { String(cString: strerror(errno)) }
+    }
 
     /// Starts `executable` with exactly `arguments` and `environment`, in `directory`.
     init(executable: String, arguments: [String], directory: String, environment: [String: String]) throws {
         FunctionProcess.ignoreSIGPIPE
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.environment = environment
-        p.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let i = Pipe(), o = Pipe(), e = Pipe()
-        p.standardInput = i
-        p.standardOutput = o
-        p.standardError = e
-        try p.run()
-        process = p
-        // Our own descriptors (dup'ed, so Foundation's handles closing theirs cannot race ours).
-        stdin = dup(i.fileHandleForWriting.fileDescriptor)
-        stdout = dup(o.fileHandleForReading.fileDescriptor)
-        stderr = dup(e.fileHandleForReading.fileDescriptor)
-        try? i.fileHandleForWriting.close()
-        try? o.fileHandleForReading.close()
-        try? e.fileHandleForReading.close()
+        var pipes: [[Int32]] = []
+        defer { if pipes.count < 3 { for p in pipes { close(p[0]); close(p[1]) } } }
+        for _ in 0..<3 {
+            var fds: [Int32] = [0, 0]
+            let rc = hearth_pipe_cloexec(&fds)
+            guard rc == 0 else { throw SpawnError(errno: rc) }
+            pipes.append(fds)
+        }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.keys.sorted().map { strdup("\($0)=\(environment[$0]!)") } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+        }
+        var child: pid_t = 0
+        let rc = hearth_spawn(&child, executable, argv, envp, directory, [pipes[0][0], pipes[1][1], pipes[2][1]])
+        close(pipes[0][0])
+        close(pipes[1][1])
+        close(pipes[2][1])
+        guard rc == 0 else {
+            close(pipes[0][1])
+            close(pipes[1][0])
+            close(pipes[2][0])
+            throw SpawnError(errno: rc)
+        }
+        pid = child
+        stdin = pipes[0][1]
+        stdout = pipes[1][0]
+        stderr = pipes[2][0]
     }
 
     deinit {
         closeStdin()
         close(stdout)
         close(stderr)
+        if exit.withLock({ $0 }) == nil { _ = wait() }
     }
 
     /// A write to a pipe whose reader has gone must fail with EPIPE, not kill Hearth.
     private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-
-    var pid: Int32 { process.processIdentifier }
 
     /// Writes all of `bytes` to the child's stdin. Returns false when the child no longer
     /// reads it (it exited or closed stdin): the rest of the input is not needed.
@@ -115,7 +130,7 @@ final class FunctionProcess: Sendable {
             }
             // A grandchild may keep a pipe open after the child is gone: once the child has
             // exited, stop when nothing more arrives for a short while.
-            if !process.isRunning {
+            if !isRunning {
                 let now = ContinuousClock.now
                 if gotData { exitedAt = now } else if let t = exitedAt, now - t > .milliseconds(300) { break } else if exitedAt == nil { exitedAt = now }
             }
@@ -124,29 +139,42 @@ final class FunctionProcess: Sendable {
         flush(1, final: true)
     }
 
-    /// Waits for the child to exit: its status, or the signal that killed it.
-    func wait() -> (status: Int32, signal: Int32?) {
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? (0, process.terminationStatus) : (process.terminationStatus, nil)
+    /// Whether the child has not exited yet (it is not reaped here: ``wait()`` does that).
+    var isRunning: Bool {
+        if exit.withLock({ $0 }) != nil { return false }
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == 0
     }
 
-    /// SIGTERM now, SIGKILL after `grace` if the child is still there.
+    /// Waits for the child to exit: its status, or the signal that killed it.
+    func wait() -> (status: Int32, signal: Int32?) {
+        var status: Int32 = 0
+        if let s = exit.withLock({ $0 }) { status = s } else {
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            exit.withLock { $0 = status }
+        }
+        let signal = status & 0x7f
+        return signal == 0 ? ((status >> 8) & 0xff, nil) : (0, signal)
+    }
+
+    /// SIGTERM to the function's process group now, SIGKILL after `grace` if the function is
+    /// still there.
     func terminate(grace: Duration) {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         signalled.withLock { $0 = true }
-        Glibc.kill(pid, SIGTERM)
-        let p = process
+        Glibc.kill(-pid, SIGTERM)
         let nanos = Int(grace.components.seconds) * 1_000_000_000 + Int(grace.components.attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
-            if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { [self] in
+            if isRunning { Glibc.kill(-pid, SIGKILL) }
         }
     }
 
-    /// SIGKILL now (after a protocol error: nothing the function does next matters).
+    /// SIGKILL to the process group now (after a protocol error: nothing the function does
+    /// next matters).
     func kill() {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         signalled.withLock { $0 = true }
-        Glibc.kill(pid, SIGKILL)
+        Glibc.kill(-pid, SIGKILL)
     }
 
     /// Whether Hearth itself signalled the child.

@@ -1,0 +1,204 @@
+import Foundation
+import HearthKit
+import HearthStore
+import Testing
+import HearthTestSupport
+
+/// Command jobs (docs/functions.md) through the real `hearth` binary, running the shipped
+/// Python example and small scripts written by each test.
+@Suite("command jobs")
+struct FunctionJobTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let now = "2026-11-18T12:00:00Z"
+
+    /// A data directory with four gigs (two to expire: one by `expiresAt`, one by age) and two
+    /// posters, one with a device token.
+    static func prepare(_ s: TempDirectory, extraConfig: String = "") throws {
+        try s.write("d/users/alice.json", #"{"name": "Alice", "fcmTokens": ["tok-alice-1"]}"#)
+        try s.write("d/users/bob.json", #"{"name": "Bob"}"#)
+        try s.write("d/gigs/g1.json", #"{"title": "Barista", "status": "active", "postedBy": "alice", "postedAt": "2026-11-10T09:00:00.000Z", "expiresAt": "2026-11-17T00:00:00.000Z"}"#)
+        try s.write("d/gigs/g2.json", #"{"title": "Tutor", "status": "active", "postedBy": "bob", "postedAt": "2026-10-01T09:00:00.000Z"}"#)
+        try s.write("d/gigs/g3.json", #"{"title": "Lab aide", "status": "active", "postedBy": "alice", "postedAt": "2026-11-15T09:00:00.000Z", "expiresAt": "2026-12-01T00:00:00.000Z"}"#)
+        try s.write("d/gigs/g4.json", #"{"title": "Mover", "status": "filled", "postedBy": "bob", "postedAt": "2026-09-01T09:00:00.000Z"}"#)
+        try s.write("hearth.toml", """
+            dataDir = "d"
+            [notifications]
+            types = ["gift_received", "gig_expired"]
+            [jobs.expire-gigs]
+            command = ["python3", "\(repo)/functions/expire_gigs.py"]
+            reads = ["gigs", "users"]
+            writes = ["gigs", "notifications"]
+            schedule = "0 * * * *"
+            params = { maxAgeDays = 30 }
+            \(extraConfig)
+            """)
+    }
+
+    /// Writes `functions/NAME.py` and a `[jobs.NAME]` table running it.
+    static func addFunction(_ s: TempDirectory, _ name: String, _ script: String, writes: [String] = ["gigs"], extra: String = "", python: String = "python3") throws {
+        try s.write("functions/\(name).py", script)
+        let config = s.read("hearth.toml")! + """
+
+            [jobs.\(name)]
+            command = ["\(python)", "functions/\(name).py"]
+            reads = ["gigs"]
+            writes = [\(writes.map { "\"\($0)\"" }.joined(separator: ", "))]
+            schedule = "0 * * * *"
+            \(extra)
+
+            """
+        try s.write("hearth.toml", config)
+    }
+
+    /// The interpreter itself, not a version manager's shim (pyenv's adds its own variables).
+    static let systemPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+
+    func hearth(_ s: TempDirectory, _ args: [String]) async throws -> HearthProcess.Result {
+        try await HearthProcess.run(args + ["--config", "hearth.toml"], in: s.path)
+    }
+
+    @Test func thePlanListsExactlyWhatTheRunWritesAndASecondRunChangesNothing() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        let plan = try await hearth(s, ["plan", "expire-gigs", "--now", Self.now, "--format", "json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
+        let planned = Set(try #require(json["changes"] as? [[String: Any]]).map { ($0["path"] as! String) + ".json" })
+        #expect(planned == ["gigs/g1.json", "gigs/g2.json", "notifications/gig-expired-g1.json", "notifications/gig-expired-g2.json"])
+
+        let before = TreeSnapshot(s.path + "/d")
+        let run = try await hearth(s, ["run", "expire-gigs", "--now", Self.now])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("Applied: 2 to create, 2 to update, 0 to delete; 1 push, 2 webhooks.\n"), "\(run.stdout)")
+        let after = TreeSnapshot(s.path + "/d")
+        #expect(Set(after.files.keys.filter { after.files[$0] != before.files[$0] }) == planned)
+        #expect(s.read("d/gigs/g1.json") == """
+            {
+              "title": "Barista",
+              "status": "expired",
+              "postedBy": "alice",
+              "postedAt": "2026-11-10T09:00:00.000Z",
+              "expiresAt": "2026-11-17T00:00:00.000Z",
+              "expiredAt": "2026-11-18T12:00:00.000Z"
+            }
+
+            """)
+        #expect(s.read("d/notifications/gig-expired-g1.json") == """
+            {
+              "userId": "alice",
+              "type": "gig_expired",
+              "title": "Your gig has expired",
+              "message": "\\"Barista\\" is no longer listed. Repost it to keep hiring.",
+              "read": false,
+              "createdAt": "2026-11-18T12:00:00.000Z",
+              "actionUrl": "/gigs/g1"
+            }
+
+            """)
+        let second = try await hearth(s, ["run", "expire-gigs", "--now", Self.now])
+        #expect(second.status == 0)
+        #expect(second.stdout == "No changes.\n")
+        #expect(TreeSnapshot(s.path + "/d") == after)
+    }
+
+    @Test func aWriteOutsideTheDeclaredWritesFailsTheRunAndCommitsNothing() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        try Self.addFunction(s, "sneaky", """
+            import sys, json
+            sys.stdin.read()
+            print(json.dumps({"op": "update", "path": "gigs/g1", "merge": {"status": "closed"}}))
+            print(json.dumps({"op": "update", "path": "users/alice", "merge": {"points": 1000000}}))
+            """)
+        let before = TreeSnapshot(s.path + "/d")
+        let r = try await hearth(s, ["run", "sneaky", "--now", Self.now])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("""
+            hearth: error: function sneaky: output line 2: update users/alice: "users" is not in the job's writes ["gigs"]; add it to `writes` in its [jobs] table; nothing was committed (see docs/functions.md#output)
+            """), "\(r.stderr)")
+        #expect(TreeSnapshot(s.path + "/d") == before)
+    }
+
+    @Test func aMalformedLineFailsTheRunWithItsNumberAndCommitsNothing() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        try Self.addFunction(s, "typo", """
+            import sys, json
+            sys.stdin.read()
+            print(json.dumps({"op": "update", "path": "gigs/g1", "merge": {"status": "closed"}}))
+            print("")
+            print(json.dumps({"op": "update", "path": "gigs/g2", "mrege": {"status": "closed"}}))
+            """)
+        let before = TreeSnapshot(s.path + "/d")
+        let r = try await hearth(s, ["run", "typo", "--now", Self.now])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("""
+            hearth: error: function typo: output line 3: update: expected "data" (the whole document) or "merge" (an object of fields to set) or "remove" (field names); nothing was committed
+            """), "\(r.stderr)")
+        #expect(TreeSnapshot(s.path + "/d") == before)
+    }
+
+    @Test func aNonZeroExitFailsTheRunWithItsStatusAndStderrAndCommitsNothing() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        try Self.addFunction(s, "crashes", """
+            import sys, json
+            sys.stdin.read()
+            print(json.dumps({"op": "update", "path": "gigs/g1", "merge": {"status": "closed"}}), flush=True)
+            print("database of gigs is on fire", file=sys.stderr)
+            sys.exit(3)
+            """)
+        let before = TreeSnapshot(s.path + "/d")
+        let r = try await hearth(s, ["run", "crashes", "--now", Self.now])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("hearth: error: function crashes exited with status 3; nothing was committed; its last stderr lines:\ndatabase of gigs is on fire\n"), "\(r.stderr)")
+        #expect(TreeSnapshot(s.path + "/d") == before)
+        let history = try await hearth(s, ["history", "crashes", "--format", "json"])
+        #expect(history.stdout.contains(#""status" : "failed""#) || history.stdout.contains(#""status": "failed""#), "\(history.stdout)")
+    }
+
+    @Test func aFunctionPastItsTimeoutIsTerminatedAndCommitsNothing() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        try Self.addFunction(s, "slow", """
+            import sys, json, time
+            sys.stdin.read()
+            print(json.dumps({"op": "update", "path": "gigs/g1", "merge": {"status": "closed"}}), flush=True)
+            time.sleep(60)
+            """, extra: "timeout = \"1s\"\nkillGrace = \"1s\"")
+        let before = TreeSnapshot(s.path + "/d")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let r = try await hearth(s, ["run", "slow", "--now", Self.now])
+        #expect(clock.now - started < .seconds(20))
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("hearth: error: the run exceeded its timeout of 1s and was cancelled; nothing was committed. Raise `timeout` for this job if it needs longer."), "\(r.stderr)")
+        #expect(TreeSnapshot(s.path + "/d") == before)
+    }
+
+    @Test func theFunctionSeesOnlyItsContextAndTheEnvironmentTheConfigNames() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        try Self.addFunction(s, "env", """
+            import sys, json, os
+            context = json.loads(sys.stdin.readline())
+            docs = [json.loads(l) for l in sys.stdin]
+            # Python 3.7+ sets LC_CTYPE itself under the C locale (PEP 538): not from Hearth.
+            print(json.dumps({"op": "warn", "message": "env " + " ".join(sorted(k for k in os.environ if k != "LC_CTYPE"))}))
+            print(json.dumps({"op": "warn", "message": "context " + json.dumps({k: context[k] for k in ["protocol", "job", "logicalTime", "timeZone", "dryRun", "params", "reads", "writes"]}, sort_keys=True)}))
+            print(json.dumps({"op": "warn", "message": "input " + " ".join(d.get("path", "end=%d" % d.get("documents", -1)) for d in docs)}))
+            """, extra: "env = [\"SHOWN\"]\nparams = { limit = 5, mode = \"fast\" }", python: Self.systemPython)
+        let r = try await HearthProcess.run(["plan", "env", "--config", "hearth.toml", "--now", Self.now, "--param", "limit=7"], in: s.path, environment: ["SHOWN": "yes", "SECRET_TOKEN": "hunter2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: env HEARTH_DRY_RUN HEARTH_JOB HEARTH_LOGICAL_TIME HEARTH_PROTOCOL HEARTH_RUN_ID HEARTH_START_TIME HEARTH_TIME_ZONE PATH SHOWN\n"), "\(r.stderr)")
+        #expect(r.stderr.contains(#"warning: context {"dryRun": true, "job": "env", "logicalTime": "2026-11-18T12:00:00.000Z", "params": {"limit": 7, "mode": "fast"}, "protocol": "hearth-function/1", "reads": ["gigs"], "timeZone": "UTC", "writes": ["gigs"]}"#), "\(r.stderr)")
+        #expect(r.stderr.contains("warning: input gigs/g1 gigs/g2 gigs/g3 gigs/g4 end=4\n"), "\(r.stderr)")
+        #expect(!r.stderr.contains("hunter2") && !r.stdout.contains("hunter2"))
+    }
+}
