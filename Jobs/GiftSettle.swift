@@ -149,6 +149,14 @@ public struct GiftSettle: Job {
         var accounts: [String: Account] = [:]
         for a in try await context.decode(paths, { d throws(FieldError) in try Account(d, provider: provider) }) { accounts[a.document.id] = a }
 
+        // Notifications already at the ids this run may create (read on all cores; absent ones
+        // cost a failed open each).
+        var existingNotifications = Set<String>()
+        if notificationsAllowed {
+            let candidates = gifts.compactMap { try? DocumentPath("notifications", "gift-\($0.id)") }
+            existingNotifications = Set(try await context.decode(candidates) { d throws(FieldError) in d.id })
+        }
+
         var friends = Set<Pair>()
         if requireFriendship {
             let pairs = try await context.decode("friendships") { d throws(FieldError) -> Pair? in
@@ -207,7 +215,7 @@ public struct GiftSettle: Job {
                         accounts[to] = receiver
                         changed.insert(from)
                         changed.insert(to)
-                        settle(g, amount: amount, sender: sender, receiver: receiver, now: now, context: context)
+                        settle(g, amount: amount, sender: sender, receiver: receiver, now: now, existing: existingNotifications, context: context)
                         continue
                     }
                 }
@@ -254,7 +262,7 @@ public struct GiftSettle: Job {
         ])))
     }
 
-    private func settle(_ g: Gift, amount: Int64, sender: Account, receiver: Account, now: JSONValue, context: JobContext) {
+    private func settle(_ g: Gift, amount: Int64, sender: Account, receiver: Account, now: JSONValue, existing: Set<String>, context: JobContext) {
         context.update(g.document) { o in
             o["status"] = "completed"
             o["completedAt"] = now
@@ -269,7 +277,7 @@ public struct GiftSettle: Job {
             let message = "\(sender.name) sent you \(amount) points"
             let actionURL = "/transactions/\(g.id)"
             // The id is deterministic; one already there (a gift re-opened by hand) is kept.
-            if let path = try? DocumentPath("notifications", nid), (try? context.document(path)) == nil, !context.isInvalid(path) {
+            if let path = try? DocumentPath("notifications", nid), !existing.contains(nid), !context.isInvalid(path) {
                 context.create(path, JSONObject([
                     ("userId", .string(receiver.document.id)), ("type", .string(Self.notificationType)), ("title", .string(title)),
                     ("message", .string(message)), ("relatedUserId", .string(sender.document.id)), ("relatedTransactionId", .string(g.id)),

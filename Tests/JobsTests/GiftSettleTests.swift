@@ -184,6 +184,17 @@ struct GiftSettleTests {
         #expect(fanout.plan.messages.isEmpty)
     }
 
+    @Test func aNotificationAlreadyAtItsIdIsKeptAndNotPushedAgain() async throws {
+        let d = try makeUsers()
+        defer { d.remove() }
+        try d.writeDocument("notifications/gift-g1", #"{"userId": "alice", "type": "gift_received", "note": "written by hand"}"#)
+        try d.writeDocument("transactions/g1", Self.gift(#""dave""#, #""alice""#, amount: "5"))
+        let outcome = try await d.run("gift-settle", now: Self.now)
+        #expect(try d.object("transactions/g1")?["status"] == "completed")
+        #expect(d.documentText("notifications/gift-g1") == #"{"userId": "alice", "type": "gift_received", "note": "written by hand"}"#)
+        #expect(outcome.plan.messages.map(\.id) == ["gift.completed-g1"])
+    }
+
     @Test func giftsSettleInCreatedAtOrderEachSeeingTheBalancesTheEarlierOnesLeft() async throws {
         let d = try makeUsers()
         defer { d.remove() }
