@@ -10,5 +10,9 @@ public enum JobCatalog {
         StreakReset.self,
         GigQualityScore.self,
         NotificationFanout.self,
+        GiftSettle.self,
+        ReportTriage.self,
+        XPLeaderboard.self,
+        FriendNotify.self,
     ])
 }

@@ -60,16 +60,14 @@ public struct LeaderboardRebuild: Job {
         let windows = periods.filter { $0 != "alltime" }
         guard !windows.isEmpty else { return }
         let gifts = try await context.decode("transactions") { d throws(FieldError) in try GiftTransaction.decode(d) }
-        let today = LocalDate(context.logicalTime, in: context.timeZone)
         let invalidUsers = Set(try context.store.documentIDs(in: "users")).subtracting(byID.keys)
         for period in ["weekly", "monthly"] where windows.contains(period) {
-            let startDate = period == "weekly" ? today.adding(days: 1 - today.isoWeekday) : LocalDate(year: today.year, month: today.month, day: 1)
-            let start = startDate.startOfDay(in: context.timeZone)
+            let window = CalendarWindow(period == "weekly" ? .week : .month, containing: context.logicalTime, in: context.timeZone)
             var totals: [String: GiftScore] = [:]
             var orphans = 0
             var orphanIDs = Set<String>()
             for g in gifts {
-                guard let at = g.createdAt, at >= start, at < context.logicalTime else { continue }
+                guard let at = g.createdAt, window.contains(at) else { continue }
                 guard byID[g.fromUserID] != nil else {
                     if !invalidUsers.contains(g.fromUserID) {
                         orphans += 1
@@ -85,35 +83,20 @@ public struct LeaderboardRebuild: Job {
                 context.warn("\(period): skipped \(orphans) completed gift(s) from \(orphanIDs.count) user id(s) with no users document (\(shown)\(orphanIDs.count > 5 ? ", …" : ""))")
             }
             let ranking = Ranking(totals.map { ($0.key, $0.value) })
-            try writeCache(period, ranking: ranking, periodStart: start, context: context, users: byID)
+            try writeCache(period, ranking: ranking, periodStart: window.start, context: context, users: byID)
         }
     }
 
     private func writeCache(_ period: String, ranking: Ranking<GiftScore>, periodStart: Date?, context: JobContext, users: [String: CampusUser]) throws {
-        var topUsers: [JSONValue] = []
-        for e in ranking.entries where topUsers.count < top {
+        let topUsers: [JSONValue] = ranking.listed(top, where: { !users[$0.userID]!.isPrivate }).map { e in
             let u = users[e.userID]!
-            if u.isPrivate { continue }
-            topUsers.append(.object(JSONObject([
+            return .object(JSONObject([
                 ("userId", .string(u.id)), ("name", .string(u.name)), ("username", .string(u.username)), ("school", .string(u.school)),
                 ("giftsGiven", .int(e.score.giftsGiven)), ("totalPointsGifted", .int(e.score.totalPointsGifted)), ("rank", .int(Int64(e.rank))),
-            ])))
+            ]))
         }
-        let path = try DocumentPath("leaderboard_cache", period)
         var fields: [(String, JSONValue)] = [("type", .string(period)), ("topUsers", .array(topUsers)), ("lastUpdated", Timestamp.json(context.startTime)), ("totalUsers", .int(Int64(ranking.entries.count)))]
         if let periodStart { fields.append(("periodStart", Timestamp.json(periodStart))) }
-        if let existing = try context.document(path) {
-            var o = existing.object
-            var changed = false
-            for (k, v) in fields where k != "lastUpdated" {
-                if o[k].map({ !$0.sameContent(as: v) }) ?? true { changed = true }
-                o[k] = v
-            }
-            if !changed { return }
-            o["lastUpdated"] = Timestamp.json(context.startTime)
-            context.update(existing, to: o)
-        } else if !context.isInvalid(path) {
-            context.create(path, JSONObject(fields))
-        }
+        try LeaderboardDocument.write(try DocumentPath("leaderboard_cache", period), fields: fields, context: context)
     }
 }

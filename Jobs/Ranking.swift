@@ -19,6 +19,16 @@ struct Ranking<Score: Comparable> {
         }
         entries = out
     }
+
+    /// The first `count` entries that `isListed` (private users keep their rank and count
+    /// towards the total, but are not listed), in ranking order.
+    func listed(_ count: Int, where isListed: (Entry) -> Bool) -> [Entry] {
+        var out: [Entry] = []
+        for e in entries where out.count < count {
+            if isListed(e) { out.append(e) }
+        }
+        return out
+    }
 }
 
 /// Gift totals compared as docs/jobs/leaderboard-rebuild.md#rules ranks them: points gifted, then gift count.

@@ -44,6 +44,9 @@ public struct DemoData: Sendable {
         var given = [Int64](repeating: 0, count: users + 1)
         var received = [Int64](repeating: 0, count: users + 1)
         var earned = [Int64](repeating: 0, count: users + 1)
+        // Users in a pending gift of the last eight days: kept out of the designed gift chain of
+        // ``writePendingWork`` (their balances move first). Draws nothing from `rng`.
+        var recentlyPending = Set<Int>()
         for i in 1...max(users, 1) where users > 0 {
             for k in 0..<10 {
                 let id = "t\(uid(i).dropFirst())-\(k)"
@@ -63,6 +66,10 @@ public struct DemoData: Sendable {
                         ("status", .string(status)), ("createdAt", ago(age)), ("completedAt", status == "completed" ? ago(age - 1) : .null),
                         ("fromUserName", .string(name(i))), ("toUserName", .string(name(to))), ("fromUsername", .string(username(i))), ("toUsername", .string(username(to))),
                     ])
+                    if status == "pending" && age < 8 * day {
+                        recentlyPending.insert(i)
+                        recentlyPending.insert(to)
+                    }
                     if status == "completed" && !orphan {
                         gifted[i] += amount
                         given[i] += 1
@@ -220,12 +227,16 @@ public struct DemoData: Sendable {
             ("title", "Meetup tonight"), ("message", "Union South, 7pm"), ("type", "friend_request"),
             ("audience", .object(JSONObject([("school", .string(Self.schools[0]))]))), ("status", "scheduled"), ("sendAt", ago(-86400)), ("actionUrl", "/events"),
         ]))
+        // The work of gift-settle, report-triage, xp-leaderboard and friend-notify, from a
+        // generator of its own: the documents above stay byte-identical.
+        let balances = (0...users).map { i -> Int64 in i % 20 == 0 ? CampusUser.defaultPoints : max(0, 500 + earned[i] - gifted[i]) }
+        try writePendingWork(&w, balances: balances, recentlyPending: recentlyPending, uid: uid, ago: ago)
         return w.count
     }
 
-    private func name(_ i: Int) -> String { firstName(i) + " " + Self.lastNames[(i / Self.firstNames.count) % Self.lastNames.count] }
-    private func firstName(_ i: Int) -> String { Self.firstNames[i % Self.firstNames.count] }
-    private func username(_ i: Int) -> String { firstName(i).lowercased() + String(i) }
+    func name(_ i: Int) -> String { firstName(i) + " " + Self.lastNames[(i / Self.firstNames.count) % Self.lastNames.count] }
+    func firstName(_ i: Int) -> String { Self.firstNames[i % Self.firstNames.count] }
+    func username(_ i: Int) -> String { firstName(i).lowercased() + String(i) }
 
     private func token(_ rng: inout SeededRandom) -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")

@@ -125,6 +125,31 @@ public final class JobContext: Sendable {
         progress?(total)
     }
 
+    /// Reads the documents at `paths` (missing ones are left out) and turns each valid one into
+    /// a `T`, as ``decode(_:_:)`` does for a whole collection: on all cores, off the cooperative
+    /// pool, invalid ones reported per the policy. For jobs that need a few documents of a large
+    /// collection (the users a handful of gifts involve), not all of it. Results in `paths` order.
+    public func decode<T: Sendable>(_ paths: [DocumentPath], _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?) async throws -> [T] {
+        try Task.checkCancellation()
+        let store = self.store
+        let outcomes = await BlockingIO.run { Self.decodeChunks(paths, store: store, transform) }
+        try Task.checkCancellation()
+        var result: [T] = []
+        result.reserveCapacity(outcomes.count)
+        for o in outcomes {
+            switch o {
+            case .value(let t): result.append(t)
+            case .invalid(let p, let issue): try reportInvalid(p, issue)
+            }
+        }
+        let total = state.withLock { s in
+            s.documentsRead += paths.count
+            return s.documentsRead
+        }
+        progress?(total)
+        return result
+    }
+
     /// Reads and transforms `paths` on all cores, in chunks, keeping only the outcomes.
     private static func decodeChunks<T: Sendable>(
         _ paths: [DocumentPath], store: any DocumentStore, _ transform: @Sendable (Document) throws(FieldError) -> T?

@@ -1,0 +1,145 @@
+import Foundation
+public import HearthKit
+
+/// `friend-notify` (docs/jobs/friend-notify.md#rules, campus app): the friend-request and
+/// request-accepted notifications the campus rules let only the server create, each with its
+/// push in the same commit.
+///
+/// - **Request**: `status == "pending"` and `createdAt` in `[T − maxAge, T]` →
+///   `notifications/friend-request-{friendshipId}` to the user who did not initiate it.
+/// - **Accepted**: `status == "accepted"` and `acceptedAt` in `[T − maxAge, T]` →
+///   `notifications/friend-accepted-{friendshipId}` to the initiator.
+/// - Skipped: `initiatedBy` not one of the two ids, the two ids equal (or not ids), a missing or
+///   unparsable date, either user without a `users` document (one warning with the count), and
+///   a notification that existed before this run — at that id, or any notification of the same
+///   `type` for the same `userId` and `relatedUserId` (the app's older client writes request
+///   notifications itself, with random ids).
+public struct FriendNotify: Job {
+    static let maxAgeParameter = Parameter.duration(
+        "maxAge", default: .seconds(7 * 86_400), help: "notify requests created (and acceptances made) at most this long before T")
+
+    public static let descriptor = JobDescriptor(
+        name: "friend-notify",
+        summary: "Notify friend requests and acceptances (recent ones, never twice), with their pushes.",
+        defaultSchedule: "* * * * *",
+        parameters: [maxAgeParameter],
+        reads: ["friendships", "users", "notifications"],
+        writes: ["notifications"]
+    )
+
+    static let requestType = "friend_request"
+    static let acceptedType = "friend_accepted"
+
+    let maxAge: TimeInterval
+    let provider: PushProviderKind
+
+    public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
+        maxAge = DurationFormat.seconds(parameters[Self.maxAgeParameter])
+        provider = environment.pushProvider
+        let missing = [Self.requestType, Self.acceptedType].filter { !environment.notificationTypes.contains($0) }
+        guard missing.isEmpty else {
+            let listed = environment.notificationTypes.map { JSONWriter.quoted($0) }.joined(separator: ", ")
+            let names = missing.map { JSONWriter.quoted($0) }.joined(separator: " and ")
+            throw JobSetupError(
+                "friend-notify writes notifications of type \(names), but [notifications].types (\(listed.isEmpty ? "empty" : listed)) does not list "
+                    + "\(missing.count == 1 ? "it" : "them"). The apps cannot decode a notification type they do not know, and one unknown type breaks "
+                    + "their whole notification list. Once the apps handle it, add \(names) to types under [notifications] in the config; "
+                    + "otherwise set enabled = false under [jobs.friend-notify].")
+        }
+    }
+
+    /// A notification to write: who gets it, about whom, for which friendship.
+    struct Candidate: Sendable {
+        var friendshipID: String
+        var type: String
+        var recipient: String
+        var related: String
+
+        var notificationID: String { type == FriendNotify.requestType ? "friend-request-\(friendshipID)" : "friend-accepted-\(friendshipID)" }
+    }
+
+    /// An existing notification's identity for "already notified".
+    struct Key: Hashable, Sendable {
+        var type: String
+        var userID: String
+        var relatedUserID: String
+    }
+
+    struct Person: Sendable {
+        var id: String
+        var name: String
+        var tokens: [String]
+    }
+
+    public func run(_ context: JobContext) async throws {
+        let T = context.logicalTime
+        let oldest = T.addingTimeInterval(-maxAge)
+        let recent: @Sendable (JSONValue?) -> Bool = { v in
+            guard let at = v.flatMap(Timestamp.date(from:)) else { return false }
+            return at >= oldest && at <= T
+        }
+        // Friendships are the app's; read leniently (a malformed one is skipped, never invalid).
+        let candidates = try await context.decode("friendships") { d throws(FieldError) -> Candidate? in
+            guard let a = d["userId1"]?.stringValue, let b = d["userId2"]?.stringValue, let by = d["initiatedBy"]?.stringValue,
+                a != b, by == a || by == b, DocumentPath.isValid(name: a), DocumentPath.isValid(name: b)
+            else { return nil }
+            let other = by == a ? b : a
+            switch d["status"]?.stringValue {
+            case "pending" where recent(d["createdAt"]):
+                return Candidate(friendshipID: d.id, type: Self.requestType, recipient: other, related: by)
+            case "accepted" where recent(d["acceptedAt"]):
+                return Candidate(friendshipID: d.id, type: Self.acceptedType, recipient: by, related: other)
+            default:
+                return nil
+            }
+        }
+        guard !candidates.isEmpty else { return }
+
+        let provider = self.provider
+        let ids = Set(candidates.flatMap { [$0.recipient, $0.related] })
+        var people: [String: Person] = [:]
+        for p in try await context.decode(ids.sorted().map { DocumentPath(unchecked: ["users", $0]) }, { d throws(FieldError) in
+            Person(id: d.id, name: try d.string("name") ?? "", tokens: PushMessages.deviceTokens(of: d, provider: provider).tokens)
+        }) { people[p.id] = p }
+
+        // What the apps (or earlier runs) already wrote.
+        let existing = Set(try context.store.documentIDs(in: "notifications"))
+        let notified = Set(try await context.decode("notifications") { d throws(FieldError) -> Key? in
+            guard let type = d["type"]?.stringValue, type == Self.requestType || type == Self.acceptedType,
+                let u = d["userId"]?.stringValue, let r = d["relatedUserId"]?.stringValue
+            else { return nil }
+            return Key(type: type, userID: u, relatedUserID: r)
+        })
+
+        let now = Timestamp.json(context.startTime)
+        var withoutUser = 0
+        for c in candidates {
+            guard let recipient = people[c.recipient], let related = people[c.related] else {
+                let invalid = [c.recipient, c.related].contains { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }
+                if !invalid { withoutUser += 1 }
+                continue
+            }
+            let nid = c.notificationID
+            guard !existing.contains(nid), !notified.contains(Key(type: c.type, userID: c.recipient, relatedUserID: c.related)),
+                let path = try? DocumentPath("notifications", nid)
+            else { continue }
+            let title: String, message: String, actionURL: String
+            if c.type == Self.requestType {
+                (title, message, actionURL) = ("New friend request", "\(related.name) wants to be friends", "/friends/requests")
+            } else {
+                (title, message, actionURL) = ("Friend request accepted", "\(related.name) accepted your friend request", "/friends")
+            }
+            context.create(path, JSONObject([
+                ("userId", .string(c.recipient)), ("type", .string(c.type)), ("title", .string(title)), ("message", .string(message)),
+                ("relatedUserId", .string(c.related)), ("relatedFriendshipId", .string(c.friendshipID)), ("read", false),
+                ("createdAt", now), ("actionUrl", .string(actionURL)),
+            ]))
+            PushMessages.queue(
+                notificationID: nid, userID: c.recipient, tokens: recipient.tokens, title: title, body: message, type: c.type,
+                actionURL: actionURL, createdAt: context.startTime, context: context)
+        }
+        if withoutUser > 0 {
+            context.warn("skipped \(withoutUser) friendship notification(s) whose user has no users document")
+        }
+    }
+}

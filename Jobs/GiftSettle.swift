@@ -1,0 +1,296 @@
+import Foundation
+public import HearthKit
+
+/// `gift-settle` (docs/jobs/gift-settle.md#rules, campus app): settles every pending gift the app
+/// recorded in `transactions`, atomically, as the app's own `sendGift` would have.
+///
+/// - Pending gifts (`type == "gift"`, `status == "pending"`) are taken in `createdAt` order
+///   (absent or unparsable: after all dated ones), ties by id; each sees the balances the
+///   earlier ones left, so points received earlier in the run can be given on.
+/// - A gift **fails** (`status: "failed"`, `failureReason`, `failedAt: S`, nothing else) on the
+///   first of the codes of ``Failure`` (docs/jobs/gift-settle.md#failure-codes).
+/// - A gift **settles**: sender `points −= amount`, `totalPointsGifted += amount`,
+///   `giftsGiven += 1`; receiver `points += amount`, `totalPointsEarned += amount`,
+///   `giftsReceived += 1` (missing fields start from the decoder defaults); the transaction gets
+///   `status: "completed"`, `completedAt: S` and the four cached names; the receiver gets
+///   `notifications/gift-{id}` and its push. Each user document is written once, with its
+///   final figures, and only when they changed.
+/// - A gift whose sender or receiver document is invalid input stays pending, with a warning.
+/// - Events `gift.completed-{id}` and `gift.failed-{id}`.
+///
+/// Only the users that pending gifts name are read (not the whole collection), so the job
+/// that runs every minute costs a listing of `transactions` plus its pending gifts.
+public struct GiftSettle: Job {
+    static let expireAfterParameter = Parameter.duration(
+        "expireAfter", default: .seconds(7 * 86_400), help: "a pending gift created longer than this before T fails as expired")
+    static let requireFriendshipParameter = Parameter.boolean(
+        "requireFriendship", default: false, help: "gifts only between users with an accepted friendships document")
+    static let maxAmountParameter = Parameter.integer("maxAmount", default: 0, min: 0, help: "largest amount one gift may move (0 = no limit)")
+
+    public static let descriptor = JobDescriptor(
+        name: "gift-settle",
+        summary: "Settle pending gifts atomically: balances in order, failures with a reason, the receiver's notification and push.",
+        defaultSchedule: "* * * * *",
+        parameters: [expireAfterParameter, requireFriendshipParameter, maxAmountParameter],
+        reads: ["transactions", "users", "friendships"],
+        writes: ["transactions", "users", "notifications"]
+    )
+
+    static let notificationType = "gift_received"
+
+    /// The failure codes, in the order they are checked (docs/jobs/gift-settle.md#failure-codes).
+    enum Failure: String, Sendable {
+        case invalidRequest = "invalid_request"
+        case invalidAmount = "invalid_amount"
+        case overLimit = "over_limit"
+        case selfGift = "self_gift"
+        case expired
+        case unknownSender = "unknown_sender"
+        case unknownReceiver = "unknown_receiver"
+        case notFriends = "not_friends"
+        case insufficientPoints = "insufficient_points"
+    }
+
+    let expireAfter: TimeInterval
+    let requireFriendship: Bool
+    let maxAmount: Int64
+    let notificationsAllowed: Bool
+    let provider: PushProviderKind
+
+    public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {
+        expireAfter = DurationFormat.seconds(parameters[Self.expireAfterParameter])
+        requireFriendship = parameters[Self.requireFriendshipParameter]
+        maxAmount = parameters[Self.maxAmountParameter]
+        notificationsAllowed = environment.notificationTypes.contains(Self.notificationType)
+        provider = environment.pushProvider
+    }
+
+    /// A pending gift as the app recorded it; fields are checked when it is settled (a bad
+    /// request fails with a code, it is not invalid input).
+    struct Gift: Sendable {
+        var document: Document
+        var createdAt: Date?
+        var from: String?
+        var to: String?
+        var amount: Int64?
+
+        init(_ d: Document) {
+            document = d
+            createdAt = d["createdAt"].flatMap(Timestamp.date(from:))
+            from = d["fromUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            to = d["toUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            if case .int(let i)? = d["amount"], i >= 1 { amount = i } else { amount = nil }
+        }
+
+        var id: String { document.id }
+
+        static func ordered(_ a: Gift, _ b: Gift) -> Bool {
+            switch (a.createdAt, b.createdAt) {
+            case (let x?, let y?) where x != y: return x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return a.id < b.id
+            }
+        }
+    }
+
+    /// The fields of a campus user this job reads and writes (decoder defaults when missing).
+    struct Account: Sendable {
+        var document: Document
+        var name: String
+        var username: String
+        var points: Int64
+        var totalPointsEarned: Int64
+        var totalPointsGifted: Int64
+        var giftsGiven: Int64
+        var giftsReceived: Int64
+        var tokens: [String]
+
+        init(_ d: Document, provider: PushProviderKind) throws(FieldError) {
+            document = d
+            name = try d.string("name") ?? ""
+            username = try d.string("username") ?? ""
+            points = try d.int("points") ?? CampusUser.defaultPoints
+            totalPointsEarned = try d.int("totalPointsEarned") ?? CampusUser.defaultTotalPointsEarned
+            totalPointsGifted = try d.int("totalPointsGifted") ?? 0
+            giftsGiven = try d.int("giftsGiven") ?? 0
+            giftsReceived = try d.int("giftsReceived") ?? 0
+            tokens = PushMessages.deviceTokens(of: d, provider: provider).tokens
+        }
+    }
+
+    /// Two user ids in sorted order (a friendship's key).
+    struct Pair: Hashable, Sendable {
+        var a: String
+        var b: String
+        init(_ x: String, _ y: String) { (a, b) = x < y ? (x, y) : (y, x) }
+    }
+
+    public func run(_ context: JobContext) async throws {
+        let T = context.logicalTime
+        let S = context.startTime
+        let now = Timestamp.json(S)
+        // Lenient on type and status: a transaction that is not a pending gift is never this
+        // job's business, whatever its other fields hold.
+        var gifts = try await context.decode("transactions") { d throws(FieldError) -> Gift? in
+            guard d["type"]?.stringValue == "gift", d["status"]?.stringValue == "pending" else { return nil }
+            return Gift(d)
+        }
+        guard !gifts.isEmpty else { return }
+        gifts.sort(by: Gift.ordered)
+
+        // The users the gifts name, and nobody else.
+        var named = Set<String>()
+        for g in gifts {
+            for id in [g.from, g.to] { if let id, DocumentPath.isValid(name: id) { named.insert(id) } }
+        }
+        let provider = self.provider
+        let paths = named.sorted().map { DocumentPath(unchecked: ["users", $0]) }
+        var accounts: [String: Account] = [:]
+        for a in try await context.decode(paths, { d throws(FieldError) in try Account(d, provider: provider) }) { accounts[a.document.id] = a }
+
+        // Notifications already at the ids this run may create (read on all cores; absent ones
+        // cost a failed open each).
+        var existingNotifications = Set<String>()
+        if notificationsAllowed {
+            let candidates = gifts.compactMap { try? DocumentPath("notifications", "gift-\($0.id)") }
+            existingNotifications = Set(try await context.decode(candidates) { d throws(FieldError) in d.id })
+        }
+
+        var friends = Set<Pair>()
+        if requireFriendship {
+            let pairs = try await context.decode("friendships") { d throws(FieldError) -> Pair? in
+                guard try d.string("status") == "accepted", let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
+                return Pair(a, b)
+            }
+            friends = Set(pairs)
+        }
+
+        let oldest = T.addingTimeInterval(-expireAfter)
+        var changed = Set<String>()
+        if !notificationsAllowed {
+            context.warn("gift_received is not in [notifications].types: gifts settle, but no notification is written and nothing is pushed")
+        }
+        for g in gifts {
+            let failure: Failure?
+            if g.from == nil || g.to == nil || g.createdAt == nil || !DocumentPath.isValid(name: g.from!) || !DocumentPath.isValid(name: g.to!) {
+                failure = .invalidRequest
+            } else if g.amount == nil {
+                failure = .invalidAmount
+            } else if maxAmount > 0, g.amount! > maxAmount {
+                failure = .overLimit
+            } else if g.from == g.to {
+                failure = .selfGift
+            } else if g.createdAt! < oldest {
+                failure = .expired
+            } else {
+                let from = g.from!, to = g.to!, amount = g.amount!
+                let invalid = [from, to].filter { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }
+                if !invalid.isEmpty {
+                    let files = invalid.map { "users/\($0).json" }.joined(separator: " and ")
+                    context.warn("\(g.document.path.relativeFile): left pending because \(files) is invalid (see its warning); it settles once that is fixed")
+                    continue
+                }
+                guard var sender = accounts[from] else { fail(g, .unknownSender, context: context); continue }
+                guard var receiver = accounts[to] else { fail(g, .unknownReceiver, context: context); continue }
+                if requireFriendship, !friends.contains(Pair(from, to)) {
+                    failure = .notFriends
+                } else if sender.points < amount {
+                    failure = .insufficientPoints
+                } else {
+                    let (points, o1) = receiver.points.addingReportingOverflow(amount)
+                    let (earned, o2) = receiver.totalPointsEarned.addingReportingOverflow(amount)
+                    let (gifted, o3) = sender.totalPointsGifted.addingReportingOverflow(amount)
+                    if o1 || o2 || o3 {
+                        context.warn("\(g.document.path.relativeFile): amount \(amount) would overflow a balance; failed as invalid_amount")
+                        failure = .invalidAmount
+                    } else {
+                        sender.points -= amount
+                        sender.totalPointsGifted = gifted
+                        sender.giftsGiven += 1
+                        receiver.points = points
+                        receiver.totalPointsEarned = earned
+                        receiver.giftsReceived += 1
+                        accounts[from] = sender
+                        accounts[to] = receiver
+                        changed.insert(from)
+                        changed.insert(to)
+                        settle(g, amount: amount, sender: sender, receiver: receiver, now: now, existing: existingNotifications, context: context)
+                        continue
+                    }
+                }
+            }
+            if let failure { fail(g, failure, context: context) }
+        }
+
+        // Each user once, with the figures the last gift left (only fields that changed; a
+        // missing field is written, since it moved from its default).
+        for id in changed.sorted() {
+            guard let a = accounts[id] else { continue }
+            context.update(a.document) { o in
+                Self.set(&o, "points", a.points, default: CampusUser.defaultPoints)
+                Self.set(&o, "totalPointsEarned", a.totalPointsEarned, default: CampusUser.defaultTotalPointsEarned)
+                Self.set(&o, "totalPointsGifted", a.totalPointsGifted, default: 0)
+                Self.set(&o, "giftsGiven", a.giftsGiven, default: 0)
+                Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
+            }
+        }
+    }
+
+    /// Writes `value` unless the field already reads as it (a missing field reads as `default`).
+    static func set(_ o: inout JSONObject, _ field: String, _ value: Int64, default def: Int64) {
+        let current: Int64? = switch o[field] {
+        case nil, .null?: def
+        case .int(let i)?: i
+        case .double(let d)? where d == d.rounded() && abs(d) < 9.2e18: Int64(d)
+        default: nil
+        }
+        if current != value { o[field] = .int(value) }
+    }
+
+    private func fail(_ g: Gift, _ failure: Failure, context: JobContext) {
+        let now = Timestamp.json(context.startTime)
+        context.update(g.document) { o in
+            o["status"] = "failed"
+            o["failureReason"] = .string(failure.rawValue)
+            o["failedAt"] = now
+        }
+        let d = g.document
+        context.queue(.event("gift.failed", id: "gift.failed-\(g.id)", data: JSONObject([
+            ("transactionId", .string(g.id)), ("fromUserId", d["fromUserId"] ?? .null), ("toUserId", d["toUserId"] ?? .null),
+            ("amount", d["amount"] ?? .null), ("failureReason", .string(failure.rawValue)), ("failedAt", now),
+        ])))
+    }
+
+    private func settle(_ g: Gift, amount: Int64, sender: Account, receiver: Account, now: JSONValue, existing: Set<String>, context: JobContext) {
+        context.update(g.document) { o in
+            o["status"] = "completed"
+            o["completedAt"] = now
+            o["fromUserName"] = .string(sender.name)
+            o["toUserName"] = .string(receiver.name)
+            o["fromUsername"] = .string(sender.username)
+            o["toUsername"] = .string(receiver.username)
+        }
+        if notificationsAllowed {
+            let nid = "gift-\(g.id)"
+            let title = "Points received!"
+            let message = "\(sender.name) sent you \(amount) points"
+            let actionURL = "/transactions/\(g.id)"
+            // The id is deterministic; one already there (a gift re-opened by hand) is kept.
+            if let path = try? DocumentPath("notifications", nid), !existing.contains(nid), !context.isInvalid(path) {
+                context.create(path, JSONObject([
+                    ("userId", .string(receiver.document.id)), ("type", .string(Self.notificationType)), ("title", .string(title)),
+                    ("message", .string(message)), ("relatedUserId", .string(sender.document.id)), ("relatedTransactionId", .string(g.id)),
+                    ("read", false), ("createdAt", now), ("actionUrl", .string(actionURL)),
+                ]))
+                PushMessages.queue(
+                    notificationID: nid, userID: receiver.document.id, tokens: receiver.tokens, title: title, body: message,
+                    type: Self.notificationType, actionURL: actionURL, createdAt: context.startTime, context: context)
+            }
+        }
+        context.queue(.event("gift.completed", id: "gift.completed-\(g.id)", data: JSONObject([
+            ("transactionId", .string(g.id)), ("fromUserId", .string(sender.document.id)), ("toUserId", .string(receiver.document.id)),
+            ("amount", .int(amount)), ("completedAt", now),
+        ])))
+    }
+}

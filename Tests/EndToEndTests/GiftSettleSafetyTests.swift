@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import HearthKit
+import HearthTestSupport
+
+/// docs/jobs/gift-settle.md#rules, "One commit" and "Concurrent writers", against the real
+/// `hearth` binary.
+@Suite("gift-settle crash safety and conflicts")
+struct GiftSettleSafetyTests {
+    /// 40 users with 200 points each and 120 pending gifts between them, chains included.
+    static func writeGifts(into root: String) throws {
+        var rng = SplitMix64(seed: 11)
+        for u in 0..<40 {
+            try write(root + "/users/u\(u).json", #"{"name": "User \#(u)", "username": "user\#(u)", "points": 200}"#)
+        }
+        for g in 0..<120 {
+            let from = Int(rng.next() % 40)
+            let to = (from + 1 + Int(rng.next() % 39)) % 40
+            let amount = 1 + rng.next() % 120
+            let minute = 10 + g / 3
+            try write(root + "/transactions/g\(g).json", """
+                {"type": "gift", "fromUserId": "u\(from)", "toUserId": "u\(to)", "amount": \(amount), "status": "pending", "createdAt": "2026-11-18T10:\(minute < 10 ? "0" : "")\(minute):00Z"}
+                """)
+        }
+    }
+
+    static func write(_ file: String, _ text: String) throws {
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    }
+
+    /// The statuses of the 120 gifts.
+    static func statuses(_ root: String) -> [String] {
+        (0..<120).map { g in
+            let d = FileManager.default.contents(atPath: root + "/transactions/g\(g).json") ?? Data()
+            let text = String(decoding: d, as: UTF8.self)
+            return text.contains(#""status": "pending""#) ? "pending" : text.contains(#""status": "completed""#) ? "completed" : "failed"
+        }
+    }
+
+    /// SIGKILL at random points of a `gift-settle` run, many times: after `hearth recover`
+    /// either every gift is pending and every balance untouched, or the run's whole outcome is
+    /// there (byte for byte what an uninterrupted run writes) — never a mix.
+    @Test func sigkillDuringAGiftSettleCommitLeavesEveryGiftPendingOrAllSettled() async throws {
+        let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 100
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        let pristine = s.path + "/pristine"
+        try Self.writeGifts(into: pristine)
+        let before = TreeSnapshot(pristine)
+        let reference = s.path + "/reference"
+        try FileManager.default.copyItem(atPath: pristine, toPath: reference)
+        let args = ["run", "gift-settle", "--now", "2026-11-18T12:00:00Z"]
+        let fault = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"]
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try await HearthProcess.run(args + ["--data", reference], environment: fault).status == 0)
+        let full = clock.now - started
+        let fullMicros = UInt32(full.components.seconds * 1_000_000 + full.components.attoseconds / 1_000_000_000_000)
+        let after = TreeSnapshot(reference)
+        let settled = Self.statuses(reference)
+        #expect(!settled.contains("pending"))
+        #expect(settled.contains("completed") && settled.contains("failed"))
+
+        var rng = SystemRandomNumberGenerator()
+        var outcomes = (before: 0, after: 0)
+        for i in 0..<iterations {
+            let data = s.path + "/run\(i)"
+            try FileManager.default.copyItem(atPath: pristine, toPath: data)
+            let running = try HearthProcess.start(args + ["--data", data], environment: fault)
+            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(fullMicros, 2_000), using: &rng)))
+            kill(running.process.processIdentifier, SIGKILL)
+            await running.waitForExit()
+            #expect(try await HearthProcess.run(["recover", "--data", data]).status == 0)
+            let state = TreeSnapshot(data)
+            let statuses = Self.statuses(data)
+            if state.sameContent(as: before) {
+                #expect(statuses.allSatisfy { $0 == "pending" })
+                outcomes.before += 1
+            } else if state.sameContent(as: after) {
+                #expect(statuses == settled)
+                outcomes.after += 1
+            } else {
+                Issue.record("iteration \(i): neither every gift pending nor all settled: \(statuses.filter { $0 == "pending" }.count) of 120 pending")
+                break
+            }
+            try FileManager.default.removeItem(atPath: data)
+        }
+        print("gift-settle crash test: \(iterations) SIGKILLs → \(outcomes.before) all pending, \(outcomes.after) all settled")
+        #expect(outcomes.before + outcomes.after == iterations)
+        #expect(outcomes.before > 0)
+        #expect(outcomes.after > 0)
+    }
+
+    /// While the job is between its read and its commit, the app adds a pending gift and
+    /// changes a balance the run read: the commit's check notices, the job re-runs on the new
+    /// state, and neither write is lost — the new balance is the base of the settlement, and
+    /// the new gift is settled too.
+    @Test func aGiftAddedAndABalanceChangedDuringTheRunAreBothKept() async throws {
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        try s.write("d/users/alice.json", #"{"name": "Alice", "points": 100}"#)
+        try s.write("d/users/bob.json", #"{"name": "Bob", "points": 0}"#)
+        try s.write("d/transactions/g1.json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 30, "status": "pending", "createdAt": "2026-11-18T11:00:00Z"}"#)
+        let running = try HearthProcess.start(
+            ["run", "gift-settle", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z"],
+            environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1500"])
+        try await Task.sleep(for: .seconds(0.7))
+        // The app, meanwhile: alice earns 900 points, and bob sends 10 on.
+        try s.write("d/users/alice.json", #"{"name": "Alice", "points": 1000}"#)
+        try s.write("d/transactions/g2.json", #"{"type": "gift", "fromUserId": "bob", "toUserId": "alice", "amount": 10, "status": "pending", "createdAt": "2026-11-18T11:30:00Z"}"#)
+        let result = await running.finish()
+        let (out, err) = (result.stdout, result.stderr)
+        #expect(result.status == 0)
+        #expect(err.contains("conflict: documents changed while the job ran; re-running"))
+        #expect(out.hasSuffix("Applied: 2 to create, 4 to update, 0 to delete; 0 pushes, 2 webhooks.\n"))
+        #expect(s.read("d/users/alice.json") == """
+            {
+              "name": "Alice",
+              "points": 980,
+              "totalPointsEarned": 510,
+              "totalPointsGifted": 30,
+              "giftsGiven": 1,
+              "giftsReceived": 1
+            }
+
+            """)
+        #expect(s.read("d/users/bob.json") == """
+            {
+              "name": "Bob",
+              "points": 20,
+              "totalPointsEarned": 530,
+              "totalPointsGifted": 10,
+              "giftsGiven": 1,
+              "giftsReceived": 1
+            }
+
+            """)
+        for g in ["g1", "g2"] { #expect(s.read("d/transactions/\(g).json")?.contains(#""status": "completed""#) == true) }
+    }
+}
