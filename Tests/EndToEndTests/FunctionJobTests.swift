@@ -201,4 +201,43 @@ struct FunctionJobTests {
         #expect(r.stderr.contains("warning: input gigs/g1 gigs/g2 gigs/g3 gigs/g4 end=4\n"), "\(r.stderr)")
         #expect(!r.stderr.contains("hunter2") && !r.stdout.contains("hunter2"))
     }
+
+    @Test func aPushAndAnEventQueuedByAFunctionAreDeliveredThroughTheOutbox() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        let secret = "whsec_" + Data("function-e2e-\(UUID().uuidString)".utf8).base64EncodedString()
+        let receiver = try WebhookReceiverProcess.start(secret: secret)
+        defer { receiver.stop() }
+        try s.write("hook.secret", secret + "\n")
+        chmod(s.path + "/hook.secret", 0o600)
+        try Self.prepare(s, extraConfig: """
+            [push]
+            provider = "webhook"
+            [push.webhook]
+            url = "\(receiver.url("/ok/push"))"
+            secretFile = "hook.secret"
+            [[webhooks]]
+            name = "ops"
+            url = "\(receiver.url("/ok/events"))"
+            secretFile = "hook.secret"
+            events = ["gig.expired"]
+            """)
+        let run = try await hearth(s, ["run", "expire-gigs", "--now", Self.now])
+        #expect(run.status == 0, "\(run.stderr)")
+        let received = try await receiver.received()
+        let pushes = received.filter { $0.path == "/ok/push" }
+        #expect(pushes.count == 1)
+        #expect(pushes.allSatisfy { $0.signatureValid && $0.type == "push.send" })
+        let push = try #require(pushes.first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(push.body.utf8)) as? [String: Any])
+        let data = try #require(body["data"] as? [String: Any])
+        #expect(data["userId"] as? String == "alice")
+        #expect(data["token"] as? String == "tok-alice-1")
+        #expect(data["title"] as? String == "Your gig has expired")
+        let events = received.filter { $0.path == "/ok/events" }
+        #expect(events.map(\.type) == ["gig.expired", "gig.expired"])
+        #expect(Set(events.compactMap(\.id)) == ["event-expire-gigs-gig-expired-g1", "event-expire-gigs-gig-expired-g2"])
+        let list = try await hearth(s, ["outbox", "list"])
+        #expect(list.stdout == "The outbox is empty.\n")
+    }
 }
