@@ -231,6 +231,7 @@ public struct DemoData: Sendable {
         // generator of its own: the documents above stay byte-identical.
         let balances = (0...users).map { i -> Int64 in i % 20 == 0 ? CampusUser.defaultPoints : max(0, 500 + earned[i] - gifted[i]) }
         try writePendingWork(&w, balances: balances, recentlyPending: recentlyPending, uid: uid, ago: ago)
+        try writeFunctionWork(&w, uid: uid, ago: ago)
         return w.count
     }
 

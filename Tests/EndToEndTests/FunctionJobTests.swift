@@ -240,4 +240,37 @@ struct FunctionJobTests {
         let list = try await hearth(s, ["outbox", "list"])
         #expect(list.stdout == "The outbox is empty.\n")
     }
+
+    @Test func theNodeDigestQueuesOnePushPerUserWithUnreadNotificationsOnceADay() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try s.write("d/users/alice.json", #"{"name": "Alice", "fcmTokens": ["tok-alice-1"]}"#)
+        try s.write("d/users/bob.json", #"{"name": "Bob", "fcmTokens": ["tok-bob-1"]}"#)
+        try s.write("d/notifications/n1.json", #"{"userId": "alice", "type": "gift_received", "title": "Gift from Bob", "read": false, "createdAt": "2026-11-18T09:00:00.000Z"}"#)
+        try s.write("d/notifications/n2.json", #"{"userId": "alice", "type": "friend_request", "title": "Bob wants to connect", "read": false, "createdAt": "2026-11-18T10:00:00.000Z"}"#)
+        try s.write("d/notifications/n3.json", #"{"userId": "bob", "type": "gift_received", "title": "Old gift", "read": false, "createdAt": "2026-11-16T10:00:00.000Z"}"#)
+        try s.write("d/notifications/n4.json", #"{"userId": "bob", "type": "gift_received", "title": "Seen gift", "read": true, "createdAt": "2026-11-18T10:00:00.000Z"}"#)
+        try s.write("hearth.toml", """
+            dataDir = "d"
+            [jobs.daily-digest]
+            command = ["node", "\(Self.repo)/functions/daily_digest.js"]
+            reads = ["notifications", "users", "digests"]
+            writes = ["digests"]
+            schedule = "0 8 * * *"
+            """)
+        let run = try await hearth(s, ["run", "daily-digest", "--now", Self.now])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("Applied: 1 to create, 0 to update, 0 to delete; 1 push, 0 webhooks.\n"), "\(run.stdout)")
+        #expect(s.read("d/digests/2026-11-18-alice.json") == """
+            {
+              "userId": "alice",
+              "day": "2026-11-18",
+              "count": 2,
+              "createdAt": "2026-11-18T12:00:00.000Z"
+            }
+
+            """)
+        let again = try await hearth(s, ["run", "daily-digest", "--now", "2026-11-18T13:00:00Z"])
+        #expect(again.stdout == "No changes.\n")
+    }
 }
