@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound",
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", log,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth-bench",
