@@ -77,19 +77,8 @@ public final class JobContext: Sendable {
             return (paths, Self.decodeChunks(paths, store: store, transform))
         }
         try Task.checkCancellation()
-        var result: [T] = []
-        result.reserveCapacity(outcomes.count)
-        for o in outcomes {
-            switch o {
-            case .value(let t): result.append(t)
-            case .invalid(let p, let issue): try reportInvalid(p, issue)
-            }
-        }
-        let total = state.withLock { s in
-            s.documentsRead += paths.count
-            return s.documentsRead
-        }
-        progress?(total)
+        let result = try values(of: outcomes)
+        countRead(paths.count)
         return result
     }
 
@@ -107,19 +96,30 @@ public final class JobContext: Sendable {
             let base = collection.split(separator: "/").map(String.init)
             for start in stride(from: 0, to: ids.count, by: max(1, chunkSize)) {
                 let paths = ids[start..<min(ids.count, start + chunkSize)].map { DocumentPath(unchecked: base + [$0]) }
-                var values: [T] = []
-                for o in Self.decodeChunks(paths, store: store, transform) {
-                    switch o {
-                    case .value(let t): values.append(t)
-                    case .invalid(let p, let issue): try self.reportInvalid(p, issue)
-                    }
-                }
-                try body(values)
+                try body(try self.values(of: Self.decodeChunks(paths, store: store, transform)))
             }
             return ids.count
         }
+        countRead(count)
+    }
+
+    /// The values among `outcomes`; the invalid documents reported per the policy.
+    private func values<T>(of outcomes: [DecodeOutcome<T>]) throws -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(outcomes.count)
+        for o in outcomes {
+            switch o {
+            case .value(let t): result.append(t)
+            case .invalid(let p, let issue): try reportInvalid(p, issue)
+            }
+        }
+        return result
+    }
+
+    /// Counts `n` more documents read and reports the total as progress.
+    private func countRead(_ n: Int) {
         let total = state.withLock { s in
-            s.documentsRead += count
+            s.documentsRead += n
             return s.documentsRead
         }
         progress?(total)
@@ -134,19 +134,8 @@ public final class JobContext: Sendable {
         let store = self.store
         let outcomes = await BlockingIO.run { Self.decodeChunks(paths, store: store, transform) }
         try Task.checkCancellation()
-        var result: [T] = []
-        result.reserveCapacity(outcomes.count)
-        for o in outcomes {
-            switch o {
-            case .value(let t): result.append(t)
-            case .invalid(let p, let issue): try reportInvalid(p, issue)
-            }
-        }
-        let total = state.withLock { s in
-            s.documentsRead += paths.count
-            return s.documentsRead
-        }
-        progress?(total)
+        let result = try values(of: outcomes)
+        countRead(paths.count)
         return result
     }
 
