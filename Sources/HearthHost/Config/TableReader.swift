@@ -66,6 +66,21 @@ struct TableReader {
         return i
     }
 
+    /// A file mode: an octal string (`"0644"`) or a TOML octal integer (`0o644`), at most 0777.
+    mutating func mode(_ key: String) throws(ConfigError) -> UInt32? {
+        guard let n = node(key) else { return nil }
+        let value: UInt32?
+        switch n.value {
+        case .string(let s): value = s.isEmpty || s.count > 4 ? nil : UInt32(s, radix: 8)
+        case .integer(let i): value = (0...0o777).contains(i) ? UInt32(i) : nil
+        default: value = nil
+        }
+        guard let value, value <= 0o777 else {
+            throw ConfigError(file: file, line: n.line, "\(name(key)): expected a file mode like \"0644\" (an octal string) or 0o644, at most 0777, found \(Self.show(n.value))")
+        }
+        return value
+    }
+
     mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let n = node(key) else { return nil }
         guard case .boolean(let b) = n.value else { throw typeError(key, n, expected: "true or false") }

@@ -93,7 +93,14 @@ package struct Runner: Sendable {
             record.end = max(clock.now(), record.start)
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
             let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events)
-            if case .conflict(let conflicts) = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) {
+            let result: CommitResult
+            do { result = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) } catch let error as OwnershipError {
+                // Refused before the commit: a failed run (recorded), nothing written.
+                failure = error
+                record.status = .failed
+                break
+            }
+            if case .conflict(let conflicts) = result {
                 if attempt > Runner.maxConflictReruns {
                     failure = ConflictError(paths: conflicts, attempts: attempt)
                     record.status = .conflict

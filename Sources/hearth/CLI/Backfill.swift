@@ -46,7 +46,7 @@ extension Hearth {
         func execute() async -> ExitCode {
             do {
                 let logger = try global.bootstrap()
-                guard format != .markdown else { throw UsageError("--format markdown: accepted: text, json") }
+                try format.requireListing()
                 guard let start = Timestamp.parseISO8601(from) else {
                     throw UsageError("--from \(from): expected an ISO-8601 date-time with a zone, e.g. 2026-11-16T00:00:00Z")
                 }

@@ -20,6 +20,7 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
                     do { _ = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {

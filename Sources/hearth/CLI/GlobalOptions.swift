@@ -49,7 +49,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func openData(_ config: HearthConfig) throws -> DataDirectory {
-        try DataDirectory(root: config.dataDir)
+        try DataDirectory(root: config.dataDir, ownership: config.store)
     }
 }
 

@@ -32,8 +32,8 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 guard (1...10_000).contains(count) else { throw UsageError("--count \(count): expected 1 to 10000") }
-                guard format != .markdown else { throw UsageError("--format markdown: accepted: text, json") }
                 var start = Date()
                 if let from {
                     guard let d = Timestamp.parseISO8601(from) else {
