@@ -85,8 +85,8 @@ package struct ConfigLoader: Sendable {
             try t.finish()
         }
         if var t = try r.table("store") {
-            if let m = try t.mode("fileMode") { config.store.fileMode = m }
-            if let m = try t.mode("dirMode") { config.store.dirMode = m }
+            if let m = try t.mode("fileMode", max: 0o777) { config.store.fileMode = m }
+            if let m = try t.mode("dirMode", max: 0o7777) { config.store.dirMode = m }
             try t.finish()
         }
         if var t = try r.table("http") {

@@ -57,7 +57,7 @@ extension DataDirectory: StorageBackend {
         let me = FileOwnership.process
         throw OwnershipError(
             files: unkeepable.map { (String($0.path.dropFirst(root.count + 1)), $0.owner) },
-            runningAs: "\(ProcessIdentity.userName(me.euid) ?? String(me.euid)) (uid \(me.euid), gid \(me.egid))",
+            runningAs: me.described,
             suggestedUser: ProcessIdentity.userName(first.uid) ?? String(first.uid))
     }
 

@@ -15,6 +15,11 @@ package struct ProcessIdentity: Sendable {
     package var canChangeOwner: Bool
     package var umask: UInt32
 
+    /// `nobody (uid 65534, gid 65534)`, for messages.
+    package var described: String {
+        "\(Self.userName(euid) ?? String(euid)) (uid \(euid), gid \(egid))"
+    }
+
     static func current() -> ProcessIdentity {
         let euid = geteuid()
         let egid = getegid()
