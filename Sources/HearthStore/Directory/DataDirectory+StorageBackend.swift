@@ -57,8 +57,8 @@ extension DataDirectory: StorageBackend {
         let me = FileOwnership.process
         throw OwnershipError(
             files: unkeepable.map { (String($0.path.dropFirst(root.count + 1)), $0.owner) },
-            runningAs: me.described,
-            suggestedUser: ProcessIdentity.userName(first.uid) ?? String(first.uid))
+            runningAs: me.described, runningUser: ProcessIdentity.userName(me.euid) ?? String(me.euid),
+            suggestedUser: first.uid == 0 ? nil : ProcessIdentity.userName(first.uid) ?? String(first.uid))
     }
 
     package func saveRecord(_ record: RunRecord) async throws {

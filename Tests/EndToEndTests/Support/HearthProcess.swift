@@ -31,8 +31,8 @@ enum HearthProcess {
 
     /// Runs `hearth args…` to completion in `directory`.
     @discardableResult
-    static func run(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        let p = try start(args, in: directory, environment: environment)
+    static func run(_ args: [String], in directory: String? = nil, environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
+        let p = try start(args, in: directory, environment: environment, launcher: launcher)
         let out = p.stdoutPipe.fileHandleForReading.readDataToEndOfFile()
         let err = p.stderrPipe.fileHandleForReading.readDataToEndOfFile()
         p.process.waitUntilExit()
@@ -45,11 +45,18 @@ enum HearthProcess {
         var stderrPipe: Pipe
     }
 
-    static func start(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Running {
+    /// `launcher` runs the binary through another program (`setpriv … --`), which gets the
+    /// binary and `args` after its own arguments.
+    static func start(_ args: [String], in directory: String? = nil, environment: [String: String] = [:], launcher: [String] = []) throws -> Running {
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw BinaryMissing(path: binary) }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        if let program = launcher.first {
+            p.executableURL = URL(fileURLWithPath: program)
+            p.arguments = Array(launcher.dropFirst()) + [binary] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = args
+        }
         var env = ProcessInfo.processInfo.environment
         env["HEARTH_CONFIG"] = nil
         for (k, v) in environment { env[k] = v }
