@@ -82,6 +82,19 @@ struct HardeningTests {
         #expect(r.stderr.hasSuffix("Run Hearth as the user that owns the data (`User=daemon` in the systemd unit, `hearth export systemd --user daemon`), or chown the documents to nobody.\n"))
     }
 
+    @Test func aRunAsNobodyKeepsTheGroupOfADocumentInOneOfItsOtherGroups() throws {
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        let data = try makeData(s)
+        try Self.shell("chown nobody:daemon \(data)/users/u1.json && chmod 660 \(data)/users/u1.json")
+        let launcher = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=daemon", "--"]
+        let r = try HearthProcess.run(["run", "leaderboard-rebuild", "--data", data, "--now", Self.now], launcher: launcher)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.read("d/users/u1.json")?.contains(#""rank": 1"#) == true)
+        #expect(Self.owner(data + "/users/u1.json") == "nobody:daemon 660")
+        #expect(Self.owner(data + "/leaderboard_cache/alltime.json") == "nobody:nogroup 644")
+    }
+
     @Test func checkAsNobodyListsTheDocumentsItCannotKeepTheOwnerOf() throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
@@ -157,6 +170,60 @@ struct HardeningTests {
         let json = try HearthProcess.run(["list", "--data", s.path + "/d", "--format", "json"])
         #expect(json.stdout.contains(#""timeZone": "UTC""#))
         #expect(!json.stdout.contains("GMT"))
+    }
+
+    /// `systemd-analyze security --offline=true UNIT`: the overall exposure, e.g. 1.2.
+    static func exposure(_ path: String) throws -> Double? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        p.arguments = ["security", "--offline=true", "--no-pager", path]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = Pipe()
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        // "→ Overall exposure level for hearth.service: 1.2 OK 🙂"
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }) else { return nil }
+        return line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
+    func everyExportedUnitPassesVerifyAndEveryServiceScoresAtMostOnePointFive() throws {
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        let data = try makeData(s)
+        try s.write("secret", "s3cret")
+        try s.write("hearth.toml", """
+            dataDir = "\(data)"
+            [[webhooks]]
+            name = "app"
+            url = "https://example.com/hook"
+            secretFile = "\(s.path)/secret"
+            """)
+        let r = try HearthProcess.run(["export", "systemd", "--config", s.path + "/hearth.toml", "--out", s.path + "/units", "--user", "hearth", "--group", "hearth"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let units = try FileManager.default.contentsOfDirectory(atPath: s.path + "/units").sorted()
+        #expect(units.count == 15)
+        var scores: [String: Double] = [:]
+        for unit in units where unit.hasSuffix(".service") {
+            scores[unit] = try Self.exposure(s.path + "/units/" + unit)
+        }
+        #expect(scores.count == 8)
+        #expect(scores.values.allSatisfy { $0 <= 1.5 }, "\(scores)")
+        let verify = Process()
+        verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        verify.arguments = ["verify", "--man=no"] + units.map { s.path + "/units/" + $0 }
+        let out = Pipe()
+        verify.standardOutput = out
+        verify.standardError = out
+        try verify.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        verify.waitUntilExit()
+        #expect(verify.terminationStatus == 0, "\(text)")
+        #expect(text == "", "\(text)")
+        let service = try #require(s.read("units/hearth-leaderboard-rebuild.service"))
+        #expect(service.contains("\nReadWritePaths=\(data)\nReadOnlyPaths=\(s.path)/hearth.toml \(s.path)/secret\n"))
     }
 
     @Test func exportTakesTheUserAndGroupFromTheDataDirectoryAndNeverRoot() throws {

@@ -100,7 +100,7 @@ struct FileOwnershipTests {
         defer { dir.remove() }
         try dir.write("users/u1.json", "{}")
         Self.set(dir.path + "/users/u1.json", uid: Self.nobody, gid: Self.nogroup, mode: 0o600)
-        #expect(FileOwnership.unkeepable([dir.path + "/users/u1.json"]) == [])
+        #expect(FileOwnership.unkeepable([dir.path + "/users/u1.json"], probeDirectory: dir.path) == [])
     }
 
     @Test func storeModesComeFromTheConfiguration() throws {

@@ -95,7 +95,7 @@ package struct DataCheck: Sendable {
         }
         for c in written.sorted() {
             let files = try data.documentIDs(in: c).map { data.root + "/" + c + "/" + $0 + ".json" }
-            for u in FileOwnership.unkeepable(files) {
+            for u in FileOwnership.unkeepable(files, probeDirectory: data.stateDirectory) {
                 report.unkeepable.append((String(u.path.dropFirst(data.root.count + 1)), u.owner))
             }
         }

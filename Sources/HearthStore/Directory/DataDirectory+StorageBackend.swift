@@ -52,7 +52,7 @@ extension DataDirectory: StorageBackend {
     /// this process cannot keep; checked before the commit, so nothing is written.
     func checkOwnership(_ changeset: Changeset) throws(OwnershipError) {
         let rewritten = changeset.entries.filter { $0.action == .update }.map { filePath($0.path) }
-        let unkeepable = FileOwnership.unkeepable(rewritten)
+        let unkeepable = FileOwnership.unkeepable(rewritten, probeDirectory: stateDirectory)
         guard let first = unkeepable.first else { return }
         let me = FileOwnership.process
         throw OwnershipError(

@@ -92,18 +92,38 @@ package struct FileOwnership: Sendable, Equatable {
 
     /// The documents among `paths` (absolute) whose owner or group this process cannot give
     /// to a rewritten file: owned by another user, or by a group it is not in, while it may
-    /// not change owners. Empty when running as root.
-    package static func unkeepable(_ paths: [String]) -> [Unkeepable] {
+    /// not change owners; or by one of its other groups when `fchown` is refused (a unit's
+    /// system call filter without `@chown`: probed with a scratch file in `probeDirectory`).
+    /// Empty when running as root.
+    package static func unkeepable(_ paths: [String], probeDirectory: String) -> [Unkeepable] {
         guard !process.canChangeOwner else { return [] }
         var out: [Unkeepable] = []
+        var groupWorks: [UInt32: Bool] = [:]
         for path in paths {
             var st = stat()
             guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
-            if st.st_uid != process.euid || !process.groups.contains(st.st_gid) {
-                out.append(Unkeepable(path: path, uid: st.st_uid, gid: st.st_gid))
+            var keepable = st.st_uid == process.euid && process.groups.contains(st.st_gid)
+            if keepable, st.st_gid != process.egid {
+                let works = groupWorks[st.st_gid] ?? canGiveGroup(st.st_gid, probeDirectory: probeDirectory)
+                groupWorks[st.st_gid] = works
+                keepable = works
             }
+            if !keepable { out.append(Unkeepable(path: path, uid: st.st_uid, gid: st.st_gid)) }
         }
         return out
+    }
+
+    /// Whether `fchown` to `gid` (one of this process's groups) works here. A directory where
+    /// no scratch file can be made answers yes: the commit would fail on it anyway.
+    static func canGiveGroup(_ gid: UInt32, probeDirectory: String) -> Bool {
+        let path = probeDirectory + "/.ownership-probe-\(getpid())"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return true }
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        return fchown(fd, UInt32.max, gid) == 0
     }
 
     /// A document Hearth could not rewrite keeping its owner and group.
