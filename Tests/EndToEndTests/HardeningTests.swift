@@ -158,7 +158,7 @@ struct HardeningTests {
                 + "78 configuration error."))
     }
 
-    @Test func listNamesTheDefaultZoneUTC() throws {
+    @Test func listAndPlansNameTheDefaultZoneUTC() throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/u1.json", "{}")
@@ -170,6 +170,8 @@ struct HardeningTests {
         let json = try HearthProcess.run(["list", "--data", s.path + "/d", "--format", "json"])
         #expect(json.stdout.contains(#""timeZone": "UTC""#))
         #expect(!json.stdout.contains("GMT"))
+        let plan = try HearthProcess.run(["plan", "streak-reset", "--data", s.path + "/d", "--now", Self.now, "--format", "markdown"])
+        #expect(plan.stdout.hasPrefix("### Plan: `streak-reset` at 2026-11-18T12:00:00.000Z (UTC)\n"))
     }
 
     /// `systemd-analyze security --offline=true UNIT`: the overall exposure, e.g. 1.2.

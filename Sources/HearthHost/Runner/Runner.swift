@@ -47,7 +47,7 @@ package struct Runner: Sendable {
         let logical = options.logicalTime ?? start
         let runID = Runner.makeRunID(job: name, start: start)
         var record = RunRecord(runID: runID, job: name, trigger: options.trigger, logicalTime: logical, start: start, end: start, attempt: options.attempt, status: .succeeded, dryRun: options.dryRun)
-        var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.identifier, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
+        var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
         var failure: (any Error)?
 
         // Real runs hold the job's run lock for their whole duration (shared with the daemon),
@@ -81,7 +81,7 @@ package struct Runner: Sendable {
             let changeset = ctx.changeset
 
             let warnings = ctx.issues.map(\.description) + ctx.warnings
-            plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.identifier, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
+            plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
             record.warnings = warnings
             record.documentsRead = ctx.documentsRead
             record.status = warnings.isEmpty ? .succeeded : .succeededWithWarnings

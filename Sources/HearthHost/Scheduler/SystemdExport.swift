@@ -124,7 +124,7 @@ package struct SystemdExport: Sendable {
     package func jobTimer(_ job: JobConfig, onCalendar: String) -> String {
         var s = Self.header
         s += "[Unit]\n"
-        s += "Description=Schedule of Hearth job \(Self.escapeSpecifiers(job.name)): \(Self.escapeSpecifiers(job.schedule)) (\(job.timeZone.identifier == "GMT" ? "UTC" : job.timeZone.identifier))\n\n"
+        s += "Description=Schedule of Hearth job \(Self.escapeSpecifiers(job.name)): \(Self.escapeSpecifiers(job.schedule)) (\(job.timeZone.ianaName))\n\n"
         s += "[Timer]\n"
         s += "OnCalendar=\(onCalendar)\n"
         s += "Persistent=\(job.policy.catchUp == .none ? "false" : "true")\n"

@@ -69,12 +69,12 @@ extension Hearth {
                 _ = try runner.prepare(job, parameters: [:])
                 if slots.isEmpty {
                     if format == .json { emit("[]\n") } else {
-                        emit("No slots of \"\(jc.schedule)\" (\(LocalTime.zoneName(jc.timeZone))) between \(Timestamp.format(start)) and \(Timestamp.format(end)).\n")
+                        emit("No slots of \"\(jc.schedule)\" (\(jc.timeZone.ianaName)) between \(Timestamp.format(start)) and \(Timestamp.format(end)).\n")
                     }
                     return .success
                 }
                 if format == .text {
-                    emit("\(dryRun ? "Planning" : "Backfilling") \(job): \(slots.count) slot(s) of \"\(jc.schedule)\" (\(LocalTime.zoneName(jc.timeZone))) from \(Timestamp.format(slots[0])) to \(Timestamp.format(slots[slots.count - 1]))\(dryRun ? "; each against the current data" : "").\n")
+                    emit("\(dryRun ? "Planning" : "Backfilling") \(job): \(slots.count) slot(s) of \"\(jc.schedule)\" (\(jc.timeZone.ianaName)) from \(Timestamp.format(slots[0])) to \(Timestamp.format(slots[slots.count - 1]))\(dryRun ? "; each against the current data" : "").\n")
                 }
                 var json: [JSONValue] = []
                 for (i, slot) in slots.enumerated() {
