@@ -57,9 +57,7 @@ package struct FileOwnership: Sendable, Equatable {
         let uid = target.uid.flatMap { $0 == process.euid ? nil : $0 }
         let gid = target.gid.flatMap { $0 == process.egid ? nil : $0 }
         if uid != nil || gid != nil {
-            if fchown(fd, uid ?? UInt32.max, gid ?? UInt32.max) != 0, uid != nil, gid != nil {
-                _ = fchown(fd, UInt32.max, gid!)
-            }
+            _ = fchown(fd, uid ?? UInt32.max, gid ?? UInt32.max)
         }
         if target.mode != mode & ~process.umask || uid != nil || gid != nil {
             _ = fchmod(fd, mode_t(target.mode))
