@@ -257,6 +257,7 @@ public struct GigQualityScore: Job {
         switch o["score"] {
         case .int(let i)? where (0...100).contains(i): score = Int(i)
         case .double(let d)? where d == d.rounded() && (0...100).contains(d): score = Int(d)
+        case .number(let n)? where n.int64Value.map({ (0...100).contains($0) }) == true: score = Int(n.int64Value!)
         case let v?: return .failure(.malformed("\"score\": expected an integer from 0 to 100, found \(v.foundDescription)"))
         case nil: return .failure(.malformed("\"score\" is missing"))
         }

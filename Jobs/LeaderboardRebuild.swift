@@ -47,10 +47,13 @@ public struct LeaderboardRebuild: Job {
             let u = byID[entry.userID]!
             let level = Self.generosityLevel(pointsGifted: u.totalPointsGifted)
             let score = Self.generosityScore(giftsGiven: u.giftsGiven)
+            // Written where the value changed, and where the field is missing or null even if the
+            // value equals the decoder default: queries on the field must find every user.
             context.update(u.document) { o in
-                if u.rank != Int64(entry.rank) { o["rank"] = .int(Int64(entry.rank)) }
-                if u.generosityLevel != level { o["generosityLevel"] = .string(level) }
-                if u.generosityScore != score { o["generosityScore"] = .int(score) }
+                func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
+                if u.rank != Int64(entry.rank) || lacks("rank") { o["rank"] = .int(Int64(entry.rank)) }
+                if u.generosityLevel != level || lacks("generosityLevel") { o["generosityLevel"] = .string(level) }
+                if u.generosityScore != score || lacks("generosityScore") { o["generosityScore"] = .int(score) }
             }
         }
         if periods.contains("alltime") {

@@ -9,7 +9,8 @@ struct Hearth: AsyncParsableCommand {
         abstract: "A self-hosted cloud-functions host: scheduled jobs over a JSON data directory.",
         discussion: """
             Exit codes: 0 success; 1 the job failed; 2 changes (with --detailed-exitcode); 64 usage \
-            error; 65 invalid input documents; 75 temporary failure (lock busy, conflicts); \
+            error; 65 invalid input documents; 74 I/O error (e.g. disk full); 75 temporary failure \
+            (lock busy, conflicts); 77 no permission (documents whose owner Hearth cannot keep); \
             78 configuration error.
             """,
         subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Next.self, Backfill.self, History.self, Check.self, Export.self, Seed.self, Recover.self, Outbox.self]

@@ -273,4 +273,23 @@ struct FunctionJobTests {
         let again = try await hearth(s, ["run", "daily-digest", "--now", "2026-11-18T13:00:00Z"])
         #expect(again.stdout == "No changes.\n")
     }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
+    func exportedUnitsRunACommandJobWithWriteExecuteMemoryAllowedAndStillScoreAtMostOnePointFive() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        let r = try await hearth(s, ["export", "systemd", "--out", s.path + "/units", "--user", "hearth", "--group", "hearth"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let function = try #require(s.read("units/hearth-expire-gigs.service"))
+        let builtIn = try #require(s.read("units/hearth-weekly-bonus.service"))
+        let daemon = try #require(s.read("units/hearth.service"))
+        #expect(function.contains("\nMemoryDenyWriteExecute=no\n") && daemon.contains("\nMemoryDenyWriteExecute=no\n"))
+        #expect(builtIn.contains("\nMemoryDenyWriteExecute=yes\n"))
+        #expect(function.contains("ExecStart=") && function.contains(" run expire-gigs"))
+        for unit in ["hearth-expire-gigs.service", "hearth.service"] {
+            let score = try #require(try await HardeningTests.exposure(s.path + "/units/" + unit))
+            #expect(score <= 1.5, "\(unit): \(score)")
+        }
+    }
 }

@@ -39,9 +39,9 @@ struct JSONRoundTripTests {
         #expect(JSONWriter.compact(.object(o)) == #"{"max":9223372036854775807,"min":-9223372036854775808,"big":9007199254740993}"#)
     }
 
-    @Test func numbersBeyondInt64AndFractionsRoundTripAsValues() throws {
+    @Test func numbersBeyondInt64AndFractionsRoundTripAsWritten() throws {
         let v = try JSONParser.parse("[1.5, 0.1, 1e300, 18446744073709551616, -0.25]")
-        #expect(JSONWriter.compact(v) == "[1.5,0.1,1e+300,1.8446744073709552e+19,-0.25]")
+        #expect(JSONWriter.compact(v) == "[1.5,0.1,1e300,18446744073709551616,-0.25]")
         #expect(try JSONParser.parse(JSONWriter.compact(v)) == v)
     }
 

@@ -28,7 +28,7 @@ struct SystemdExportTests {
 
     static let export = SystemdExport(binary: "/usr/local/bin/hearth", configPath: "/etc/hearth/hearth.toml", user: "hearth")
 
-    @Test func aJobGetsAHardenedOneshotServiceAndATimerInItsZone() throws {
+    @Test func aJobGetsASandboxedOneshotServiceAndATimerInItsZone() throws {
         let result = Self.export.generate(config: Self.config([Self.job("weekly-bonus", "5 0 * * MON") { $0.jitter = .seconds(30) }]), now: Self.now)
         #expect(result.units.map(\.fileName) == ["hearth-weekly-bonus.service", "hearth-weekly-bonus.timer", "hearth.service"])
         #expect(result.units[0].text == """
@@ -42,11 +42,38 @@ struct SystemdExportTests {
             Type=oneshot
             ExecStart=/usr/local/bin/hearth run weekly-bonus --config /etc/hearth/hearth.toml
             User=hearth
+            UMask=0022
             NoNewPrivileges=yes
+            CapabilityBoundingSet=
+            AmbientCapabilities=
             ProtectSystem=strict
             ReadWritePaths=/var/lib/hearth
-            PrivateTmp=yes
+            ReadOnlyPaths=/etc/hearth/hearth.toml
             ProtectHome=yes
+            PrivateTmp=yes
+            PrivateDevices=yes
+            PrivateMounts=yes
+            ProtectKernelTunables=yes
+            ProtectKernelModules=yes
+            ProtectKernelLogs=yes
+            ProtectControlGroups=yes
+            ProtectClock=yes
+            ProtectHostname=yes
+            ProtectProc=invisible
+            ProcSubset=pid
+            RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
+            RestrictNamespaces=yes
+            RestrictRealtime=yes
+            RestrictSUIDSGID=yes
+            LockPersonality=yes
+            MemoryDenyWriteExecute=yes
+            RemoveIPC=yes
+            KeyringMode=private
+            DevicePolicy=closed
+            SystemCallFilter=@system-service
+            SystemCallFilter=~@privileged @resources
+            SystemCallErrorNumber=EPERM
+            SystemCallArchitectures=native
 
             """)
         #expect(result.units[1].text == """
@@ -88,11 +115,38 @@ struct SystemdExportTests {
             RestartPreventExitStatus=64 78
             TimeoutStopSec=60s
             User=hearth
+            UMask=0022
             NoNewPrivileges=yes
+            CapabilityBoundingSet=
+            AmbientCapabilities=
             ProtectSystem=strict
             ReadWritePaths=/var/lib/hearth
-            PrivateTmp=yes
+            ReadOnlyPaths=/etc/hearth/hearth.toml
             ProtectHome=yes
+            PrivateTmp=yes
+            PrivateDevices=yes
+            PrivateMounts=yes
+            ProtectKernelTunables=yes
+            ProtectKernelModules=yes
+            ProtectKernelLogs=yes
+            ProtectControlGroups=yes
+            ProtectClock=yes
+            ProtectHostname=yes
+            ProtectProc=invisible
+            ProcSubset=pid
+            RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
+            RestrictNamespaces=yes
+            RestrictRealtime=yes
+            RestrictSUIDSGID=yes
+            LockPersonality=yes
+            MemoryDenyWriteExecute=yes
+            RemoveIPC=yes
+            KeyringMode=private
+            DevicePolicy=closed
+            SystemCallFilter=@system-service
+            SystemCallFilter=~@privileged @resources
+            SystemCallErrorNumber=EPERM
+            SystemCallArchitectures=native
 
             [Install]
             WantedBy=multi-user.target
@@ -141,6 +195,27 @@ struct SystemdExportTests {
         #expect(service.text.contains("\nReadWritePaths=\"/srv/app data\"\n"))
     }
 
+    @Test func secretFilesAreReadOnlyAndTheUmaskFollowsTheFileModeAndTheGroupIsSet() throws {
+        var config = Self.config([Self.job("streak-reset", "5 * * * *")])
+        config.webhooks = [WebhookConfig(name: "app", url: "https://example.com/hook", secretFile: "/etc/hearth/webhook.secret")]
+        config.push.apnsKeyFile = "/etc/hearth/apns key.p8"
+        config.store.fileMode = 0o664
+        let export = SystemdExport(binary: "/usr/local/bin/hearth", configPath: "/etc/hearth/hearth.toml", user: "app", group: "appdata")
+        let service = try #require(export.generate(config: config, now: Self.now).units.first)
+        #expect(service.text.contains("\nUser=app\nGroup=appdata\nUMask=0002\n"))
+        #expect(service.text.contains("\nReadOnlyPaths=/etc/hearth/hearth.toml /etc/hearth/webhook.secret \"/etc/hearth/apns key.p8\"\n"))
+        #expect(SystemdExport.umask(fileMode: 0o640) == "0027")
+    }
+
+    @Test func aSecretFileUnderHomeIsReported() {
+        var config = Self.config([])
+        config.webhooks = [WebhookConfig(name: "app", url: "https://example.com/hook", secretFile: "/home/me/secret")]
+        let result = Self.export.generate(config: config, now: Self.now)
+        #expect(result.warnings == [
+            "the secret file (/home/me/secret) is under /home, /root or /run/user, which ProtectHome=yes hides from the services; move it (e.g. to /usr/local/bin, /etc/hearth, /var/lib/hearth) or the units will fail"
+        ])
+    }
+
     @Test func pathsThatTheHardeningHidesAreReported() {
         let export = SystemdExport(binary: "/home/me/hearth", configPath: "/etc/hearth/hearth.toml")
         let result = export.generate(config: Self.config([], dataDir: "/tmp/data"), now: Self.now)
@@ -153,16 +228,11 @@ struct SystemdExportTests {
     func theGeneratedUnitsPassSystemdAnalyzeVerify() throws {
         let dir = try TempDirectory("hearth-units")
         defer { dir.remove() }
-        let export = SystemdExport(binary: "/bin/true", configPath: "/etc/hearth/hearth.toml", user: "hearth")
-        let result = export.generate(config: Self.config([
-            Self.job("weekly-bonus", "5 0 * * MON") { $0.jitter = .seconds(30) },
-            Self.job("streak-reset", "5 * * * *") { $0.catchUp = .none },
-            Self.job("leaderboard-rebuild", "every 15 minutes"),
-        ]), now: Self.now)
-        for unit in result.units { try dir.write(unit.fileName, unit.text) }
+        let units = try Self.allUnits(in: dir)
+        #expect(units.count == 7)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LocalServers.executablePath("systemd-analyze")!)
-        process.arguments = ["verify", "--man=no"] + result.units.map { dir.path + "/" + $0.fileName }
+        process.arguments = ["verify", "--man=no"] + units.map { dir.path + "/" + $0 }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = err
@@ -172,6 +242,53 @@ struct SystemdExportTests {
         #expect(process.terminationStatus == 0, "\(output)")
         // Unknown keys and bad values are only warnings for systemd: there must be none.
         #expect(output.isEmpty, "\(output)")
+    }
+}
+
+extension SystemdExportTests {
+    /// Every exported unit, for the verify and security tests: three jobs (two with timers) and the daemon.
+    static func allUnits(in dir: TempDirectory) throws -> [String] {
+        let export = SystemdExport(binary: "/bin/true", configPath: "/etc/hearth/hearth.toml", user: "hearth", group: "hearth")
+        var config = Self.config([
+            Self.job("weekly-bonus", "5 0 * * MON") { $0.jitter = .seconds(30) },
+            Self.job("streak-reset", "5 * * * *") { $0.catchUp = .none },
+            Self.job("leaderboard-rebuild", "*/15 * * * *"),
+        ])
+        config.webhooks = [WebhookConfig(name: "app", url: "https://example.com/hook", secretFile: "/etc/hearth/webhook.secret")]
+        let units = export.generate(config: config, now: Self.now).units
+        for unit in units { try dir.write(unit.fileName, unit.text) }
+        return units.map(\.fileName)
+    }
+
+    /// `systemd-analyze security --offline=true UNIT`: the overall exposure, e.g. 1.2.
+    static func exposure(of path: String) throws -> (score: Double?, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LocalServers.executablePath("systemd-analyze")!)
+        process.arguments = ["security", "--offline=true", "--no-pager", path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // "→ Overall exposure level for hearth.service: 1.2 OK 🙂"
+        guard let line = output.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }),
+            let word = line.split(separator: ":").last?.split(separator: " ").first
+        else { return (nil, output) }
+        return (Double(word), output)
+    }
+
+    @Test(.enabled(if: LocalServers.hasExecutable("systemd-analyze"), "systemd-analyze is not installed; skipping the security check"))
+    func everyServiceScoresAtMostOnePointFiveInSystemdAnalyzeSecurity() throws {
+        let dir = try TempDirectory("hearth-units")
+        defer { dir.remove() }
+        let services = try Self.allUnits(in: dir).filter { $0.hasSuffix(".service") }
+        #expect(services == ["hearth-leaderboard-rebuild.service", "hearth-streak-reset.service", "hearth-weekly-bonus.service", "hearth.service"])
+        for name in services {
+            let (score, output) = try Self.exposure(of: dir.path + "/" + name)
+            let s = try #require(score, "\(name): no score in \(output)")
+            #expect(s <= 1.5, "\(name) scores \(s):\n\(output)")
+        }
     }
 }
 

@@ -303,7 +303,7 @@ struct GigQualityScoreTests {
               "extra": {
                 "keep": [
                   1,
-                  2.5,
+                  2.50,
                   "x"
                 ]
               },

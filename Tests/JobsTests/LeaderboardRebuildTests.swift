@@ -107,7 +107,7 @@ struct LeaderboardRebuildTests {
         #expect(JSONWriter.compact(alltime["topUsers"]!) == #"[{"userId":"hank","name":"Hank","username":"hank","school":"UW","giftsGiven":1,"totalPointsGifted":10000,"rank":1},{"userId":"ivy","name":"Ivy","username":"ivy","school":"UW","giftsGiven":60,"totalPointsGifted":9999,"rank":2},{"userId":"jay","name":"Jay","username":"jay","school":"OSU","giftsGiven":3,"totalPointsGifted":2000,"rank":3},{"userId":"kim","name":"Kim","username":"","school":"","giftsGiven":2,"totalPointsGifted":1999,"rank":4}]"#)
     }
 
-    @Test func everyUserGetsRankLevelAndScoreOnlyWhereAValueChanged() async throws {
+    @Test func everyUserGetsRankLevelAndScoreWhereAValueChangedOrTheFieldIsMissing() async throws {
         let d = try makeData()
         defer { d.remove() }
         _ = try await d.run("leaderboard-rebuild", now: "2026-11-18T12:00:00Z", config: Self.config)
@@ -140,11 +140,22 @@ struct LeaderboardRebuildTests {
         #expect(try fields("bob") == #"5 "Giver" 20"#)
         #expect(try fields("carol") == #"7 "Helper" 18"#)
         #expect(try fields("dave") == #"8 "Helper" 100"#)
-        #expect(try fields("gina") == "9 - 2")
-        // erin: rank 10, level and score equal the defaults, so only rank is written.
-        #expect(try fields("erin") == "10 - -")
-        // frank already had rank 10 and the defaults: not rewritten at all.
-        #expect(d.text("users/frank") == #"{"name": "Frank", "username": "frank", "rank": 10}"#)
+        // gina, erin: level and score equal the defaults but the fields were missing: written.
+        #expect(try fields("gina") == #"9 "Newbie" 2"#)
+        #expect(try fields("erin") == #"10 "Newbie" 0"#)
+        // frank already had rank 10; the missing level and score are written with the defaults.
+        #expect(d.text("users/frank") == """
+            {
+              "name": "Frank",
+              "username": "frank",
+              "rank": 10,
+              "generosityLevel": "Newbie",
+              "generosityScore": 0
+            }
+
+            """)
+        // hank had all three with the right values: not rewritten at all.
+        #expect(d.text("users/hank") == #"{"name": "Hank", "username": "hank", "school": "UW", "totalPointsGifted": 10000, "giftsGiven": 1, "rank": 1, "generosityLevel": "Legend", "generosityScore": 2}"#)
     }
 
     @Test func aSecondRunAtTheSameTimeChangesNothing() async throws {
@@ -162,8 +173,8 @@ struct LeaderboardRebuildTests {
         #expect(d.ids("leaderboard_cache") == [])
         let before = Dictionary(uniqueKeysWithValues: d.ids("users").map { ($0, d.text("users/\($0)")!) })
         let real = try await d.run("leaderboard-rebuild", now: "2026-11-18T12:00:00Z", config: Self.config)
-        #expect(plan.plan.summaryLine == "Plan: 3 to create, 9 to update, 0 to delete; 0 pushes, 0 webhooks.")
-        #expect(real.plan.summaryLine == "Applied: 3 to create, 9 to update, 0 to delete; 0 pushes, 0 webhooks.")
+        #expect(plan.plan.summaryLine == "Plan: 3 to create, 10 to update, 0 to delete; 0 pushes, 0 webhooks.")
+        #expect(real.plan.summaryLine == "Applied: 3 to create, 10 to update, 0 to delete; 0 pushes, 0 webhooks.")
         let changedUsers = d.ids("users").filter { d.text("users/\($0)") != before[$0] }.map { "users/\($0)" }
         let planned = plan.plan.changes.map(\.path.description)
         #expect(planned == ["leaderboard_cache/alltime", "leaderboard_cache/monthly", "leaderboard_cache/weekly"] + changedUsers)

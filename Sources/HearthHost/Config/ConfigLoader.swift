@@ -84,6 +84,11 @@ package struct ConfigLoader: Sendable {
             if let n = try t.integer("concurrency", min: 1) { config.outbox.concurrency = Int(n) }
             try t.finish()
         }
+        if var t = try r.table("store") {
+            if let m = try t.mode("fileMode", max: 0o777) { config.store.fileMode = m }
+            if let m = try t.mode("dirMode", max: 0o7777) { config.store.dirMode = m }
+            try t.finish()
+        }
         if var t = try r.table("http") {
             config.http.caFile = try t.path("caFile")
             if let d = try t.duration("connectTimeout") { config.http.connectTimeout = d }

@@ -1,5 +1,6 @@
 package import Foundation
 import HearthKit
+package import HearthStore
 package import HearthOutbound
 package import HearthHTTP
 
@@ -25,6 +26,8 @@ package struct HearthConfig: Sendable {
     package var webhooks: [WebhookConfig] = []
     package var outbox = OutboxConfig()
     package var http = HTTPConfig()
+    /// `[store] fileMode` / `dirMode`: modes of new documents and collection directories.
+    package var store = FileOwnership()
     /// `[scheduler] allowSecondIntervals`: accept `every N seconds` (for tests only).
     package var allowSecondIntervals = false
     /// Things worth telling the operator that are not errors (e.g. a secret file readable by others).

@@ -66,6 +66,22 @@ struct TableReader {
         return i
     }
 
+    /// A file mode: an octal string (`"0644"`) or a TOML octal integer (`0o644`), at most `max`.
+    mutating func mode(_ key: String, max: UInt32) throws(ConfigError) -> UInt32? {
+        guard let n = node(key) else { return nil }
+        let value: UInt32?
+        switch n.value {
+        case .string(let s): value = s.isEmpty || s.count > 5 ? nil : UInt32(s, radix: 8)
+        case .integer(let i): value = (0...Int64(max)).contains(i) ? UInt32(i) : nil
+        default: value = nil
+        }
+        guard let value, value <= max else {
+            let maxText = "0" + String(max, radix: 8)
+            throw ConfigError(file: file, line: n.line, "\(name(key)): expected a file mode like \"0644\" (an octal string) or 0o644, at most \(maxText), found \(Self.show(n.value))")
+        }
+        return value
+    }
+
     mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let n = node(key) else { return nil }
         guard case .boolean(let b) = n.value else { throw typeError(key, n, expected: "true or false") }

@@ -27,13 +27,23 @@ package struct DataCheck: Sendable {
         package var collections: [String] = []
         package var documents = 0
         package var jobErrors: [String] = []
+        /// Documents in collections the jobs write whose owner or group Hearth, running as
+        /// ``runningAs``, could not keep when rewriting them (a run over them fails, exit 77).
+        package var unkeepable: [(file: String, owner: String)] = []
+        package var runningAs = ""
 
         package var text: String {
             var out = ""
             for i in issues { out += "invalid: \(i)\n" }
             for f in ignored { out += "ignored: \(f) (not a .json document)\n" }
+            for u in unkeepable { out += "cannot keep owner: \(u.file) is owned by \(u.owner)\n" }
             for e in jobErrors { out += "job error: \(e)\n" }
             out += "Checked \(documents) documents in \(collections.count) collections: \(issues.isEmpty ? "all valid" : "\(issues.count) invalid").\n"
+            if !unkeepable.isEmpty {
+                out += "\(unkeepable.count) document(s) in collections the jobs write belong to another user: Hearth, running as \(runningAs), "
+                    + "cannot rewrite them keeping their owner, so runs that change them fail (exit 77). "
+                    + "Run Hearth as the user that owns the data (`User=` in the systemd unit, `hearth export systemd --user NAME`).\n"
+            }
             return out
         }
 
@@ -45,6 +55,7 @@ package struct DataCheck: Sendable {
                     .object(JSONObject([("file", .string(i.file)), ("field", i.field.map { .string($0) } ?? .null), ("message", .string(i.message)), ("text", .string(i.description))]))
                 })),
                 ("ignored", .array(ignored.map { .string($0) })),
+                ("cannotKeepOwner", .array(unkeepable.map { .object(JSONObject([("file", .string($0.file)), ("owner", .string($0.owner))])) })),
                 ("jobErrors", .array(jobErrors.map { .string($0) })),
             ]))
         }
@@ -55,9 +66,11 @@ package struct DataCheck: Sendable {
         var seen = Set<DocumentIssue>()
         let runner = Runner(config: config, data: data, registry: registry, logger: logger)
         var collections = Set<String>()
+        var written = Set<String>()
         for definition in runner.registry.jobs {
             let d = definition.descriptor
             collections.formUnion(d.reads)
+            if config.jobs[d.name]?.enabled == true { written.formUnion(d.writes) }
             guard let jc = config.jobs[d.name] else { continue }
             let job: any RunnableJob
             do { (job, _, _) = try runner.prepare(d.name, parameters: [:]) } catch {
@@ -80,6 +93,14 @@ package struct DataCheck: Sendable {
             report.documents += listing.ids.count
             report.ignored += listing.ignored.map { "\(c)/\($0)" }
         }
+        for c in written.sorted() {
+            let files = try data.documentIDs(in: c).map { data.root + "/" + c + "/" + $0 + ".json" }
+            for u in FileOwnership.unkeepable(files, probeDirectory: data.stateDirectory) {
+                report.unkeepable.append((String(u.path.dropFirst(data.root.count + 1)), u.owner))
+            }
+        }
+        let me = FileOwnership.process
+        report.runningAs = me.described
         report.issues.sort { $0.file < $1.file }
         return report
     }

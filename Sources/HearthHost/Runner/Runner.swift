@@ -47,7 +47,7 @@ package struct Runner: Sendable {
         let logical = options.logicalTime ?? start
         let runID = Runner.makeRunID(job: name, start: start)
         var record = RunRecord(runID: runID, job: name, trigger: options.trigger, logicalTime: logical, start: start, end: start, attempt: options.attempt, status: .succeeded, dryRun: options.dryRun)
-        var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.identifier, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
+        var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
         var failure: (any Error)?
 
         // Real runs hold the job's run lock for their whole duration (shared with the daemon),
@@ -81,7 +81,7 @@ package struct Runner: Sendable {
             let changeset = ctx.changeset
 
             let warnings = ctx.issues.map(\.description) + ctx.warnings
-            plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.identifier, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
+            plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
             record.warnings = warnings
             record.documentsRead = ctx.documentsRead
             record.status = warnings.isEmpty ? .succeeded : .succeededWithWarnings
@@ -93,7 +93,14 @@ package struct Runner: Sendable {
             record.end = max(clock.now(), record.start)
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
             let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events)
-            if case .conflict(let conflicts) = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) {
+            let result: CommitResult
+            do { result = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) } catch let error as OwnershipError {
+                // Refused before the commit: a failed run (recorded), nothing written.
+                failure = error
+                record.status = .failed
+                break
+            }
+            if case .conflict(let conflicts) = result {
                 if attempt > Runner.maxConflictReruns {
                     failure = ConflictError(paths: conflicts, attempts: attempt)
                     record.status = .conflict

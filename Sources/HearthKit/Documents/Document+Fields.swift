@@ -17,6 +17,12 @@ extension Document {
         case nil, .null?: return nil
         case .int(let i)?: return i
         case .double(let d)? where d == d.rounded() && abs(d) < 9.2e18: return Int64(d)
+        case .number(let n)?:
+            if let i = n.int64Value { return i }
+            if n.isIntegerText {
+                throw FieldError(field: field, message: "expected integer between \(Int64.min) and \(Int64.max), found integer \(n.text)")
+            }
+            throw FieldError(field: field, expected: "integer", found: .number(n))
         case let other?: throw FieldError(field: field, expected: "integer", found: other)
         }
     }
@@ -26,6 +32,9 @@ extension Document {
         case nil, .null?: return nil
         case .int(let i)?: return Double(i)
         case .double(let d)?: return d
+        case .number(let n)?:
+            if let d = n.doubleValue { return d }
+            throw FieldError(field: field, expected: "number", found: .number(n))
         case let other?: throw FieldError(field: field, expected: "number", found: other)
         }
     }

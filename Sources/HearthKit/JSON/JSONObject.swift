@@ -47,6 +47,11 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         }
     }
 
+    /// Replaces the value at position `i` (a position of ``keys``).
+    package mutating func setValue(_ value: JSONValue, at i: Int) {
+        values[i] = value
+    }
+
     public func makeIterator() -> Zip2Sequence<[String], [JSONValue]>.Iterator {
         zip(keys, values).makeIterator()
     }
@@ -72,6 +77,7 @@ extension JSONValue {
             return true
         case (.int(let a), .double(let b)): return Double(a) == b
         case (.double(let a), .int(let b)): return a == Double(b)
+        case (.number, _), (_, .number): return JSONValue.sameNumber(self, other) ?? false
         default: return self == other
         }
     }

@@ -1,7 +1,8 @@
 /// A strict JSON parser (RFC 8259) over UTF-8 bytes.
 ///
 /// Rejects invalid UTF-8, trailing garbage, control characters in strings and nesting deeper
-/// than ``maxDepth``. Integers that fit `Int64` are kept as `.int`; a duplicated key keeps
+/// than ``maxDepth``. Integers that fit `Int64` are kept as `.int`, other numbers as `.double`
+/// when that writes back the same text, else as their text (``JSONNumber``); a duplicated key keeps
 /// its first position and its last value, as JavaScript's `JSON.parse` does.
 public struct JSONParser: ~Copyable {
     public static let maxDepth = 256
@@ -191,11 +192,14 @@ public struct JSONParser: ~Copyable {
                 value = s
                 i += 1
             }
-            if !overflow { return .int(value) }
+            // `-0` would be written back as `0`: kept as text.
+            if !overflow, !(negative && value == 0) { return .int(value) }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else { throw error("number out of range", at: start) }
-        return .double(d)
+        // A `.double` is written in its shortest form: kept only when that is this text.
+        if !isInteger, JSONWriter.writesAsItself(d, text) { return .double(d) }
+        return .number(JSONNumber(unchecked: text))
     }
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }

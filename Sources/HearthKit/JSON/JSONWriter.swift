@@ -35,6 +35,11 @@ public enum JSONWriter {
         return "\(d)"
     }
 
+    /// Whether ``format(_:)`` of `d` is exactly `text`.
+    static func writesAsItself(_ d: Double, _ text: String) -> Bool {
+        format(d) == text
+    }
+
     private static func newline(_ indent: Int, into out: inout [UInt8]) {
         out.append(0x0A)
         for _ in 0..<indent { out.append(0x20); out.append(0x20) }
@@ -46,6 +51,7 @@ public enum JSONWriter {
         case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
         case .int(let i): out.append(contentsOf: Array(String(i).utf8))
         case .double(let d): out.append(contentsOf: Array(format(d).utf8))
+        case .number(let n): out.append(contentsOf: n.text.utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             if items.isEmpty { out.append(contentsOf: [0x5B, 0x5D]); return }

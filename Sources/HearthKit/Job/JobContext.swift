@@ -197,9 +197,11 @@ public final class JobContext: Sendable {
     // MARK: Writing (into the changeset)
 
     /// Writes `object` over `document` if it differs in content; an unchanged document is
-    /// never rewritten.
+    /// never rewritten. A number written back with the value it had keeps the text it was
+    /// written with (docs/data-directory.md#numbers).
     public func update(_ document: Document, to object: JSONObject) {
         if object.sameContent(as: document.object) { return }
+        let object = object.keepingNumberText(of: document.object)
         state.withLock { s in
             guard !s.invalidPaths.contains(document.path) else { return }
             s.changeset.put(.init(path: document.path, action: .update, before: document.object, after: object, expected: document.version))

@@ -111,7 +111,7 @@ package struct Committer: Sendable {
     func apply(_ journal: Journal) throws {
         var dirs = Set<String>()
         // (absolute path, new bytes or nil for a delete), in journal order.
-        var collected: [(path: String, bytes: [UInt8]?)] = []
+        var collected: [(path: String, bytes: [UInt8]?, isDocument: Bool)] = []
         collected.reserveCapacity(journal.operations.count)
         for op in journal.operations {
             let rel: String
@@ -123,14 +123,23 @@ package struct Committer: Sendable {
             guard Journal.isSafe(rel) else { throw StoreError("journal \(journal.id) names an unsafe path \(rel); refusing to apply it") }
             let path = data.root + "/" + rel
             let dir = FileIO.directoryName(path)
-            if bytes != nil, !dirs.contains(dir) { try FileIO.makeDirectories(dir) }
+            let isDocument = !rel.hasPrefix(".hearth/")
+            if bytes != nil, !dirs.contains(dir) {
+                if isDocument { try data.ownership.makeDirectories(dir) } else { try FileIO.makeDirectories(dir) }
+            }
             dirs.insert(dir)
-            collected.append((path, bytes))
+            collected.append((path, bytes, isDocument))
         }
         let items = collected
+        let ownership = data.ownership
+        // Documents keep their owner, group and mode; new ones get the parent's group and
+        // `fileMode` (``FileOwnership``). Hearth's own files under .hearth/ are 0640.
+        let target: @Sendable (Int) -> FileOwnership.Target? = { i in
+            items[i].isDocument ? ownership.target(forFile: items[i].path) : nil
+        }
         guard items.count > Committer.batchSyncThreshold else {
-            for item in items {
-                if let bytes = item.bytes { try FileIO.writeAtomically(item.path, bytes) } else { try FileIO.remove(item.path) }
+            for (i, item) in items.enumerated() {
+                if let bytes = item.bytes { try FileIO.writeAtomically(item.path, bytes, ownership: target(i)) } else { try FileIO.remove(item.path) }
                 FaultInjection.commitStep()
             }
             for d in dirs.sorted() { try FileIO.fsyncDirectory(d) }
@@ -143,7 +152,7 @@ package struct Committer: Sendable {
             range.map { i -> Result<String, FileIO.Failure> in
                 guard let bytes = items[i].bytes else { return .success("") }
                 defer { FaultInjection.commitStep() }
-                return Result { () throws(FileIO.Failure) in try FileIO.writeTemporary(for: items[i].path, bytes, sync: false) }
+                return Result { () throws(FileIO.Failure) in try FileIO.writeTemporary(for: items[i].path, bytes, sync: false, ownership: target(i)) }
             }
         }
         let temps = try written.map { try $0.get() }

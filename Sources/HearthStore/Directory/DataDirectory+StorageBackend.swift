@@ -34,6 +34,7 @@ extension DataDirectory: StorageBackend {
             let conflicts = try committer.conflicts(in: commit.changeset)
             if !conflicts.isEmpty { return .conflict(conflicts) }
             let c = commit.changeset
+            try checkOwnership(c)
             let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
             let outbox = OutboxStore.batchOperations(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
             let events = commit.events.map { event in
@@ -45,6 +46,19 @@ extension DataDirectory: StorageBackend {
             try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record])
             return .committed
         }
+    }
+
+    /// Throws ``OwnershipError`` when the changeset rewrites documents whose owner or group
+    /// this process cannot keep; checked before the commit, so nothing is written.
+    func checkOwnership(_ changeset: Changeset) throws(OwnershipError) {
+        let rewritten = changeset.entries.filter { $0.action == .update }.map { filePath($0.path) }
+        let unkeepable = FileOwnership.unkeepable(rewritten, probeDirectory: stateDirectory)
+        guard let first = unkeepable.first else { return }
+        let me = FileOwnership.process
+        throw OwnershipError(
+            files: unkeepable.map { (String($0.path.dropFirst(root.count + 1)), $0.owner) },
+            runningAs: me.described, runningUser: ProcessIdentity.userName(me.euid) ?? String(me.euid),
+            suggestedUser: first.uid == 0 ? nil : ProcessIdentity.userName(first.uid) ?? String(first.uid))
     }
 
     package func saveRecord(_ record: RunRecord) async throws {

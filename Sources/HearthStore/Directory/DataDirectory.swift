@@ -7,13 +7,16 @@ package struct DataDirectory: DocumentStore {
 
     /// Absolute, symlink-resolved root.
     package let root: String
+    /// Owner, group and mode of the documents and directories commits write.
+    package let ownership: FileOwnership
 
     /// Opens (does not create) a data directory.
-    package init(root: String) throws(StoreError) {
+    package init(root: String, ownership: FileOwnership = FileOwnership()) throws(StoreError) {
         guard let real = FileIO.realPath(root), (try? FileIO.statPath(real))??.isDirectory == true else {
             throw StoreError("data directory \(root) does not exist or is not a directory; create it (e.g. with `hearth seed --out \(root)`) or set dataDir / --data")
         }
         self.root = real
+        self.ownership = ownership
     }
 
     package var stateDirectory: String { root + "/.hearth" }

@@ -2,22 +2,26 @@ package import HearthKit
 
 /// Writes documents into a new data directory without the commit machinery (no journal, no
 /// fsync): for `hearth seed` and test fixtures, never for data an app already uses.
+/// Documents get `fileMode` and directories `dirMode`, as a commit gives new ones.
 package final class DirectoryWriter {
     package let root: String
+    private let ownership: FileOwnership
     private var made: Set<String> = []
 
-    package init(root: String) throws(FileIO.Failure) {
+    package init(root: String, ownership: FileOwnership = FileOwnership()) throws(FileIO.Failure) {
         self.root = root
-        try FileIO.makeDirectories(root)
+        self.ownership = ownership
+        try ownership.makeDirectories(root)
     }
 
     /// Writes `<root>/<collection>/<id>.json`, replacing a file of that name.
     package func put(_ collection: String, _ id: String, _ object: JSONObject) throws(FileIO.Failure) {
         let dir = root + "/" + collection
         if !made.contains(dir) {
-            try FileIO.makeDirectories(dir)
+            try ownership.makeDirectories(dir)
             made.insert(dir)
         }
-        try FileIO.writeAtomically(dir + "/" + id + ".json", JSONWriter.document(object), sync: false)
+        let target = FileOwnership.Target(uid: nil, gid: nil, mode: ownership.fileMode)
+        try FileIO.writeAtomically(dir + "/" + id + ".json", JSONWriter.document(object), sync: false, ownership: target)
     }
 }

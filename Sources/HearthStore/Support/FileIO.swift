@@ -98,8 +98,10 @@ package enum FileIO {
 
     /// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
     /// The caller fsyncs the directory when it needs the rename to be durable.
-    package static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true) throws(Failure) {
-        let tmp = try writeTemporary(for: path, bytes, mode: mode, sync: sync)
+    package static func writeAtomically(
+        _ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true, ownership: FileOwnership.Target? = nil
+    ) throws(Failure) {
+        let tmp = try writeTemporary(for: path, bytes, mode: mode, sync: sync, ownership: ownership)
         guard rename(tmp, path) == 0 else {
             let e = errno
             unlink(tmp)
@@ -108,14 +110,25 @@ package enum FileIO {
     }
 
     /// Writes `bytes` to the temp file beside `path` (`.<name>.hearth-tmp`) and returns its
-    /// path; the caller renames it into place.
-    package static func writeTemporary(for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool) throws(Failure) -> String {
+    /// path; the caller renames it into place. With `ownership`, the temp file gets that owner,
+    /// group and mode (see ``FileOwnership``) instead of `mode`.
+    package static func writeTemporary(
+        for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool, ownership: FileOwnership.Target? = nil
+    ) throws(Failure) -> String {
         let dir = directoryName(path)
         let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
         let tmp = dir + "/." + base + ".hearth-tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
+        let createMode = ownership.map { $0.mode & 0o777 } ?? mode
+        // A fresh file (a temp file left by a crash is removed first), so that its owner and
+        // mode are the ones set here.
+        var fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode_t(createMode))
+        if fd < 0, errno == EEXIST {
+            unlink(tmp)
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode_t(createMode))
+        }
         guard fd >= 0 else { throw Failure(path: tmp, operation: "create", errno: errno) }
         defer { close(fd) }
+        if let ownership { FileOwnership.apply(ownership, to: fd, createdWith: createMode) }
         try writeAll(fd, bytes, path: tmp)
         if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
         return tmp

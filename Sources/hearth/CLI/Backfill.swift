@@ -46,7 +46,7 @@ extension Hearth {
         func execute() async -> ExitCode {
             do {
                 let logger = try global.bootstrap()
-                guard format != .markdown else { throw UsageError("--format markdown: accepted: text, json") }
+                try format.requireListing()
                 guard let start = Timestamp.parseISO8601(from) else {
                     throw UsageError("--from \(from): expected an ISO-8601 date-time with a zone, e.g. 2026-11-16T00:00:00Z")
                 }
@@ -69,12 +69,12 @@ extension Hearth {
                 _ = try runner.prepare(job, parameters: [:])
                 if slots.isEmpty {
                     if format == .json { emit("[]\n") } else {
-                        emit("No slots of \"\(jc.schedule)\" (\(LocalTime.zoneName(jc.timeZone))) between \(Timestamp.format(start)) and \(Timestamp.format(end)).\n")
+                        emit("No slots of \"\(jc.schedule)\" (\(jc.timeZone.ianaName)) between \(Timestamp.format(start)) and \(Timestamp.format(end)).\n")
                     }
                     return .success
                 }
                 if format == .text {
-                    emit("\(dryRun ? "Planning" : "Backfilling") \(job): \(slots.count) slot(s) of \"\(jc.schedule)\" (\(LocalTime.zoneName(jc.timeZone))) from \(Timestamp.format(slots[0])) to \(Timestamp.format(slots[slots.count - 1]))\(dryRun ? "; each against the current data" : "").\n")
+                    emit("\(dryRun ? "Planning" : "Backfilling") \(job): \(slots.count) slot(s) of \"\(jc.schedule)\" (\(jc.timeZone.ianaName)) from \(Timestamp.format(slots[0])) to \(Timestamp.format(slots[slots.count - 1]))\(dryRun ? "; each against the current data" : "").\n")
                 }
                 var json: [JSONValue] = []
                 for (i, slot) in slots.enumerated() {

@@ -10,7 +10,7 @@ extension Hearth {
     /// jobs read (by running each job as a dry run that records nothing).
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Validate the configuration and every document the jobs read (exit 65 if a document is invalid).")
+            abstract: "Validate the configuration and every document the jobs read (exit 65 if a document is invalid, 77 if Hearth cannot keep the owner of documents the jobs write).")
 
         @OptionGroup var global: GlobalOptions
 
@@ -20,6 +20,7 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
                     do { _ = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
@@ -33,6 +34,7 @@ extension Hearth {
                 default: emit(report.text)
                 }
                 if !report.issues.isEmpty { throw ExitCode(ExitStatus.dataError) }
+                if !report.unkeepable.isEmpty { throw ExitCode(ExitStatus.noPermission) }
             } catch let code as ExitCode {
                 throw code
             } catch {

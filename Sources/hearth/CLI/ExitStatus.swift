@@ -13,6 +13,7 @@ enum ExitStatus {
     static let dataError: Int32 = 65
     static let ioError: Int32 = 74
     static let tempFail: Int32 = 75
+    static let noPermission: Int32 = 77
     static let config: Int32 = 78
 
     static func code(for error: any Error) -> Int32 {
@@ -22,6 +23,7 @@ enum ExitStatus {
         case is LockBusyError, is ConflictError: return tempFail
         case is ConfigError, is JobSetupError, is StoreError: return config
         case is FileIO.Failure: return ioError
+        case is OwnershipError: return noPermission
         default: return jobFailed
         }
     }

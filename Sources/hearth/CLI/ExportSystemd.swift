@@ -28,8 +28,11 @@ extension Hearth {
         @Option(help: "Absolute path of the hearth executable in the units (default: this executable).")
         var binary: String?
 
-        @Option(help: "User= for the units (default: none, i.e. root).")
+        @Option(help: "User= for the units (default: the owner of the data directory; never root).")
         var user: String?
+
+        @Option(help: "Group= for the units (default: the data directory's group, unless root's).")
+        var group: String?
 
         func run() async throws {
             do {
@@ -44,10 +47,13 @@ extension Hearth {
                     guard b.hasPrefix("/") else { throw UsageError("--binary \(b): expected an absolute path, e.g. /usr/local/bin/hearth") }
                     return b
                 } ?? Self.currentExecutable()
-                if let user, user.isEmpty || user.contains(where: { $0.isWhitespace }) {
-                    throw UsageError("--user \(JSONWriter.quoted(user)): expected a user name, e.g. hearth")
+                for (option, name) in [("--user", user), ("--group", group)] {
+                    if let name, name.isEmpty || name.contains(where: { $0.isWhitespace }) {
+                        throw UsageError("\(option) \(JSONWriter.quoted(name)): expected a name, e.g. hearth")
+                    }
                 }
-                let result = SystemdExport(binary: binaryPath, configPath: configPath, user: user).generate(config: config, now: Date())
+                let (unitUser, unitGroup) = try Self.identity(user: user, group: group, dataDir: config.dataDir)
+                let result = SystemdExport(binary: binaryPath, configPath: configPath, user: unitUser, group: unitGroup).generate(config: config, now: Date())
 
                 for (job, reason) in result.unsupported {
                     emitError("warning: \(job): no exact systemd OnCalendar= for its schedule, nothing written for it: \(reason)\n")
@@ -75,6 +81,27 @@ extension Hearth {
             } catch {
                 throw ExitStatus.fail(error)
             }
+        }
+
+        /// `User=` and `Group=`: as given, else the owner and group of the data directory. The
+        /// units never run as root (a root-owned data directory needs `--user`).
+        static func identity(user: String?, group: String?, dataDir: String) throws -> (String, String?) {
+            var st = stat()
+            let owned = stat(dataDir, &st) == 0
+            if user == "root" || user == "0" {
+                throw UsageError("--user root: the units never run as root; pass the user that owns the apps' data (e.g. --user hearth)")
+            }
+            let unitUser: String
+            if let user {
+                unitUser = user
+            } else if owned, st.st_uid != 0 {
+                unitUser = ProcessIdentity.userName(st.st_uid) ?? String(st.st_uid)
+            } else {
+                throw UsageError("the data directory \(dataDir) is \(owned ? "owned by root" : "missing"), so the units' user cannot be taken from it; pass --user NAME (the user that owns the apps' data; the units never run as root)")
+            }
+            if let group { return (unitUser, group) }
+            guard owned, st.st_gid != 0 else { return (unitUser, nil) }
+            return (unitUser, ProcessIdentity.groupName(st.st_gid) ?? String(st.st_gid))
         }
 
         static func absolute(_ path: String) -> String {

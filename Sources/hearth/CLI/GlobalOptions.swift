@@ -54,7 +54,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func openData(_ config: HearthConfig) throws -> DataDirectory {
-        try DataDirectory(root: config.dataDir)
+        try DataDirectory(root: config.dataDir, ownership: config.store)
     }
 }
 

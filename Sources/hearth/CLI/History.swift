@@ -28,6 +28,7 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 var wanted: RunRecord.Status?
                 if let status {
                     guard let s = RunRecord.Status(rawValue: status) else {

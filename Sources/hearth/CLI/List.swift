@@ -21,6 +21,7 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 let data = try? global.openData(config)
                 let history = data.map { RunHistory(data: $0, limit: config.historyLimit) }
@@ -33,9 +34,9 @@ extension Hearth {
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
                     let last = try history?.last(job: d.name)
                     let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
-                    rows.append([d.name, jc.schedule, jc.timeZone.identifier, jc.enabled ? (next.map(Timestamp.format) ?? "—") : "disabled", lastText])
+                    rows.append([d.name, jc.schedule, jc.timeZone.ianaName, jc.enabled ? (next.map(Timestamp.format) ?? "—") : "disabled", lastText])
                     var o = JSONObject([
-                        ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.identifier)),
+                        ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.ianaName)),
                         ("enabled", .bool(jc.enabled)), ("summary", .string(d.summary)),
                         ("reads", .array(d.reads.map { .string($0) })), ("writes", .array(d.writes.map { .string($0) })),
                     ])

@@ -17,9 +17,4 @@ enum LocalTime {
         }
         return "\(weekday) \(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day)) \(pad(c.hour)):\(pad(c.minute)):\(pad(c.second)) \(sign)\(pad(magnitude / 3600)):\(pad(magnitude % 3600 / 60))"
     }
-
-    /// The zone's IANA name; "UTC" for the zone Foundation on Linux calls "GMT".
-    static func zoneName(_ zone: TimeZone) -> String {
-        zone.identifier == "GMT" ? "UTC" : zone.identifier
-    }
 }

@@ -32,8 +32,8 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 guard (1...10_000).contains(count) else { throw UsageError("--count \(count): expected 1 to 10000") }
-                guard format != .markdown else { throw UsageError("--format markdown: accepted: text, json") }
                 var start = Date()
                 if let from {
                     guard let d = Timestamp.parseISO8601(from) else {
@@ -58,11 +58,11 @@ extension Hearth {
                     }
                     let times = schedule.fireTimes(after: start, in: jc.timeZone, count: count)
                     json.append(.object(JSONObject([
-                        ("job", .string(name)), ("timeZone", .string(LocalTime.zoneName(jc.timeZone))),
+                        ("job", .string(name)), ("timeZone", .string(jc.timeZone.ianaName)),
                         ("times", .array(times.map(Timestamp.json))),
                     ])))
                     if !text.isEmpty { text += "\n" }
-                    text += "\(name): \(jc.schedule) in \(LocalTime.zoneName(jc.timeZone))\(jc.enabled ? "" : " (disabled: the daemon does not run it)")\n"
+                    text += "\(name): \(jc.schedule) in \(jc.timeZone.ianaName)\(jc.enabled ? "" : " (disabled: the daemon does not run it)")\n"
                     if times.isEmpty { text += "  no fire time within 50 years\n" }
                     for t in times { text += "  \(LocalTime.format(t, in: jc.timeZone))   \(Timestamp.format(t))\n" }
                 }

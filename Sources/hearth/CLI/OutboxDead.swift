@@ -21,6 +21,7 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 let data = try global.openData(config)
                 let entries: [OutboxListing.Entry] = try OutboxStore.messages(in: .dead, data: data).map { (.dead, $0) }

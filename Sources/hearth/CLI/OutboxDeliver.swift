@@ -20,6 +20,7 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
+                try format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 let data = try global.openData(config)
                 try await OutboxSetup.recover(config: config, data: data, logger: logger)

@@ -33,8 +33,8 @@ enum HearthProcess {
     /// Runs `hearth args…` to completion in `directory`. The wait happens on a `BlockingIO`
     /// thread, never on a cooperative one, so the other tests' timers keep running meanwhile.
     @discardableResult
-    static func run(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) async throws -> Result {
-        try await start(args, in: directory, environment: environment).finish()
+    static func run(_ args: [String], in directory: String? = nil, environment: [String: String] = [:], launcher: [String] = []) async throws -> Result {
+        try await start(args, in: directory, environment: environment, launcher: launcher).finish()
     }
 
     struct Running: Sendable {
@@ -63,11 +63,18 @@ enum HearthProcess {
         await BlockingIO.run { process.waitUntilExit() }
     }
 
-    static func start(_ args: [String], in directory: String? = nil, environment: [String: String] = [:]) throws -> Running {
+    /// `launcher` runs the binary through another program (`setpriv … --`), which gets the
+    /// binary and `args` after its own arguments.
+    static func start(_ args: [String], in directory: String? = nil, environment: [String: String] = [:], launcher: [String] = []) throws -> Running {
         guard FileManager.default.isExecutableFile(atPath: binary) else { throw BinaryMissing(path: binary) }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        if let program = launcher.first {
+            p.executableURL = URL(fileURLWithPath: program)
+            p.arguments = Array(launcher.dropFirst()) + [binary] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = args
+        }
         var env = ProcessInfo.processInfo.environment
         env["HEARTH_CONFIG"] = nil
         for (k, v) in environment { env[k] = v }
