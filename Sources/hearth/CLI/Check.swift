@@ -14,31 +14,22 @@ extension Hearth {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            do {
-                let logger = try global.bootstrap()
-                try format.requireListing()
-                let config = try global.loadConfig(logger: logger)
+            try await global.withData(listing: listing) { logger, config, data in
                 for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
                     do { _ = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                         throw ConfigError(file: config.file ?? "config", "[jobs.\(name)] schedule: \(error)")
                     }
                 }
-                let data = try global.openData(config)
                 let report = try await DataCheck(config: config, data: data, registry: JobCatalog.registry, logger: logger).run()
-                switch format {
+                switch listing.format {
                 case .json: emit(JSONWriter.pretty(report.json) + "\n")
                 default: emit(report.text)
                 }
                 if !report.issues.isEmpty { throw ExitCode(ExitStatus.dataError) }
                 if !report.unkeepable.isEmpty { throw ExitCode(ExitStatus.noPermission) }
-            } catch let code as ExitCode {
-                throw code
-            } catch {
-                throw ExitStatus.fail(error)
             }
         }
     }

@@ -22,13 +22,10 @@ extension Hearth {
         @Option(help: "Only runs with this status (succeeded, succeeded-with-warnings, failed, cancelled, skipped-overlap, skipped-catch-up, conflict).")
         var status: String?
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            do {
-                let logger = try global.bootstrap()
-                try format.requireListing()
+            try await global.withData(listing: listing) { _, config, data in
                 var wanted: RunRecord.Status?
                 if let status {
                     guard let s = RunRecord.Status(rawValue: status) else {
@@ -36,10 +33,8 @@ extension Hearth {
                     }
                     wanted = s
                 }
-                let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
                 let records = try RunHistory(data: data, limit: config.historyLimit).list(job: job, status: wanted, limit: limit)
-                switch format {
+                switch listing.format {
                 case .json: emit(JSONWriter.pretty(.array(records.map { .object($0.json) })) + "\n")
                 default:
                     let rows = records.map { r in
@@ -48,8 +43,6 @@ extension Hearth {
                     }
                     emit(Table.render(header: ["RUN", "JOB", "TRIGGER", "LOGICAL TIME", "STATUS", "CHANGES", "NOTE"], rows: rows))
                 }
-            } catch {
-                throw ExitStatus.fail(error)
             }
         }
     }

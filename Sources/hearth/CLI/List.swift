@@ -15,13 +15,12 @@ extension Hearth {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
-                try format.requireListing()
+                try listing.format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 let data = try? global.openData(config)
                 let history = data.map { RunHistory(data: $0, limit: config.historyLimit) }
@@ -44,7 +43,7 @@ extension Hearth {
                     o["lastRun"] = last.map { .object($0.json) } ?? .null
                     json.append(.object(o))
                 }
-                switch format {
+                switch listing.format {
                 case .json: emit(JSONWriter.pretty(.array(json)) + "\n")
                 default: emit(Table.render(header: ["JOB", "SCHEDULE", "TIME ZONE", "NEXT RUN", "LAST RESULT"], rows: rows))
                 }

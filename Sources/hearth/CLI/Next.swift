@@ -26,13 +26,12 @@ extension Hearth {
         @Option(help: "Times strictly after this ISO-8601 instant (default: now), e.g. 2026-11-18T12:00:00Z.")
         var from: String?
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
-                try format.requireListing()
+                try listing.format.requireListing()
                 guard (1...10_000).contains(count) else { throw UsageError("--count \(count): expected 1 to 10000") }
                 var start = Date()
                 if let from {
@@ -66,7 +65,7 @@ extension Hearth {
                     if times.isEmpty { text += "  no fire time within 50 years\n" }
                     for t in times { text += "  \(LocalTime.format(t, in: jc.timeZone))   \(Timestamp.format(t))\n" }
                 }
-                emit(format == .json ? JSONWriter.pretty(.array(json)) + "\n" : text)
+                emit(listing.format == .json ? JSONWriter.pretty(.array(json)) + "\n" : text)
             } catch {
                 throw ExitStatus.fail(error)
             }

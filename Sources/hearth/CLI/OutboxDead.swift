@@ -15,22 +15,15 @@ extension Hearth {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            do {
-                let logger = try global.bootstrap()
-                try format.requireListing()
-                let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
+            try await global.withData(listing: listing) { _, _, data in
                 let entries: [OutboxListing.Entry] = try OutboxStore.messages(in: .dead, data: data).map { (.dead, $0) }
-                switch format {
+                switch listing.format {
                 case .json: emit(JSONWriter.pretty(OutboxListing.json(entries)) + "\n")
                 default: emit(OutboxListing.text(entries, empty: "No dead letters."))
                 }
-            } catch {
-                throw ExitStatus.fail(error)
             }
         }
     }

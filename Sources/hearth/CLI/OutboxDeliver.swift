@@ -14,20 +14,15 @@ extension Hearth {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            do {
-                let logger = try global.bootstrap()
-                try format.requireListing()
-                let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
+            try await global.withData(listing: listing) { logger, config, data in
                 try await OutboxSetup.recover(config: config, data: data, logger: logger)
                 let (deliverer, client) = try OutboxSetup.deliverer(config: config, data: data, logger: logger)
                 let report = await deliverer.deliverDue(now: Date())
                 client.shutdown()
-                switch format {
+                switch listing.format {
                 case .json: emit(JSONWriter.pretty(.object(report.json)) + "\n")
                 default:
                     emit(report.summaryLine + "\n")
@@ -37,10 +32,6 @@ extension Hearth {
                     for e in report.errors { emitError("hearth: error: \(e)\n") }
                     throw ExitCode(ExitStatus.jobFailed)
                 }
-            } catch let exit as ExitCode {
-                throw exit
-            } catch {
-                throw ExitStatus.fail(error)
             }
         }
     }

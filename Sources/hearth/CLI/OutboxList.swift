@@ -15,25 +15,18 @@ extension Hearth {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            do {
-                let logger = try global.bootstrap()
-                try format.requireListing()
-                let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
+            try await global.withData(listing: listing) { _, _, data in
                 var entries: [OutboxListing.Entry] = []
                 for folder in [OutboxStore.Folder.pending, .dead] {
                     entries += try OutboxStore.messages(in: folder, data: data).map { (folder, $0) }
                 }
-                switch format {
+                switch listing.format {
                 case .json: emit(JSONWriter.pretty(OutboxListing.json(entries)) + "\n")
                 default: emit(OutboxListing.text(entries, empty: "The outbox is empty."))
                 }
-            } catch {
-                throw ExitStatus.fail(error)
             }
         }
     }

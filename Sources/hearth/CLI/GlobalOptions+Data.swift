@@ -1,0 +1,23 @@
+import ArgumentParser
+import HearthHost
+import HearthStore
+import Logging
+
+extension GlobalOptions {
+    /// How the commands over the data directory start and end: logging, `--format` checked
+    /// (when the command prints a listing), the configuration (with `--data`), the data
+    /// directory, then `body`. An error is printed and mapped to its exit status
+    /// (`ExitStatus.fail`); an `ExitCode` the body throws passes through as it is.
+    func withData(listing: ListingFormat? = nil, _ body: (Logger, HearthConfig, DataDirectory) async throws -> Void) async throws {
+        do {
+            let logger = try bootstrap()
+            try listing?.format.requireListing()
+            let config = try loadConfig(logger: logger)
+            try await body(logger, config, try openData(config))
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw ExitStatus.fail(error)
+        }
+    }
+}
