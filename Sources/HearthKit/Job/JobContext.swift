@@ -104,8 +104,9 @@ public final class JobContext: Sendable {
             case .invalid(let p, let issue): try reportInvalid(p, issue)
             }
         }
+        // Documents found (valid or not); an absent path is no document read.
         let total = state.withLock { s in
-            s.documentsRead += paths.count
+            s.documentsRead += outcomes.count
             return s.documentsRead
         }
         progress?(total)
