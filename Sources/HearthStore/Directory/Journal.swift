@@ -21,19 +21,28 @@ package struct Journal: Sendable {
         self.operations = operations
     }
 
+    /// `{"id": ID, "operations": [{"put": PATH, "content": TEXT} | {"delete": PATH}, …]}`,
+    /// compact. Written one operation at a time, so that a big commit holds each file's bytes
+    /// once (in `operations`) plus this output, not also a JSON tree of copies of them.
     func encoded() -> [UInt8] {
-        var ops: [JSONValue] = []
-        ops.reserveCapacity(operations.count)
-        for op in operations {
+        var out: [UInt8] = []
+        out.reserveCapacity(operations.reduce(64) { n, op in
+            if case .put(let p, let b) = op { return n + p.utf8.count + b.count + b.count / 8 + 32 }
+            return n + 32
+        })
+        out.append(contentsOf: Array(#"{"id":"#.utf8))
+        JSONWriter.write(.string(id), indent: 0, pretty: false, into: &out)
+        out.append(contentsOf: Array(#","operations":["#.utf8))
+        for (i, op) in operations.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
             switch op {
             case .put(let path, let bytes):
-                ops.append(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])))
+                JSONWriter.write(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])), indent: 0, pretty: false, into: &out)
             case .delete(let path):
-                ops.append(.object(JSONObject([("delete", .string(path))])))
+                JSONWriter.write(.object(JSONObject([("delete", .string(path))])), indent: 0, pretty: false, into: &out)
             }
         }
-        var out: [UInt8] = []
-        JSONWriter.write(.object(JSONObject([("id", .string(id)), ("operations", .array(ops))])), indent: 0, pretty: false, into: &out)
+        out.append(contentsOf: Array("]}".utf8))
         return out
     }
 
