@@ -22,14 +22,12 @@ package struct Journal: Sendable {
     }
 
     /// `{"id": ID, "operations": [{"put": PATH, "content": TEXT} | {"delete": PATH}, …]}`,
-    /// compact. Written one operation at a time, so that a big commit holds each file's bytes
-    /// once (in `operations`) plus this output, not also a JSON tree of copies of them.
-    func encoded() -> [UInt8] {
+    /// compact, handed to `emit` in pieces of about `chunk` bytes: a big commit holds each
+    /// file's bytes once (in `operations`) and one piece of the journal, never a second copy of
+    /// everything.
+    func encode(chunk: Int = 1 << 20, _ emit: ([UInt8]) throws -> Void) rethrows {
         var out: [UInt8] = []
-        out.reserveCapacity(operations.reduce(64) { n, op in
-            if case .put(let p, let b) = op { return n + p.utf8.count + b.count + b.count / 8 + 32 }
-            return n + 32
-        })
+        out.reserveCapacity(chunk + 4096)
         out.append(contentsOf: Array(#"{"id":"#.utf8))
         JSONWriter.write(.string(id), indent: 0, pretty: false, into: &out)
         out.append(contentsOf: Array(#","operations":["#.utf8))
@@ -41,9 +39,13 @@ package struct Journal: Sendable {
             case .delete(let path):
                 JSONWriter.write(.object(JSONObject([("delete", .string(path))])), indent: 0, pretty: false, into: &out)
             }
+            if out.count >= chunk {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
         out.append(contentsOf: Array("]}".utf8))
-        return out
+        try emit(out)
     }
 
     static func decode(_ bytes: [UInt8]) -> Journal? {
