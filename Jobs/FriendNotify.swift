@@ -79,7 +79,7 @@ public struct FriendNotify: Job {
             return at >= oldest && at <= T
         }
         // Friendships are the app's; read leniently (a malformed one is skipped, never invalid).
-        let candidates = try await context.decode("friendships") { d throws(FieldError) -> Candidate? in
+        let fresh = try await context.decode("friendships") { d throws(FieldError) -> Candidate? in
             guard let a = d["userId1"]?.stringValue, let b = d["userId2"]?.stringValue, let by = d["initiatedBy"]?.stringValue,
                 a != b, by == a || by == b, DocumentPath.isValid(name: a), DocumentPath.isValid(name: b)
             else { return nil }
@@ -93,6 +93,13 @@ public struct FriendNotify: Job {
                 return nil
             }
         }
+        guard !fresh.isEmpty else { return }
+
+        // A candidate whose notification is already at its id is done (the steady state of a job
+        // that runs every minute): only the others need the users and the scan of every
+        // notification for one of the same type, user and related user.
+        let existing = Set(try context.store.documentIDs(in: "notifications"))
+        let candidates = fresh.filter { !existing.contains($0.notificationID) }
         guard !candidates.isEmpty else { return }
 
         let provider = self.provider
@@ -102,8 +109,20 @@ public struct FriendNotify: Job {
             Person(id: d.id, name: try d.string("name") ?? "", tokens: PushMessages.deviceTokens(of: d, provider: provider).tokens)
         }) { people[p.id] = p }
 
-        // What the apps (or earlier runs) already wrote.
-        let existing = Set(try context.store.documentIDs(in: "notifications"))
+        // Both users must have a users document (an invalid one has its own warning).
+        var withoutUser = 0
+        let ready = candidates.filter { c in
+            if people[c.recipient] != nil && people[c.related] != nil { return true }
+            if ![c.recipient, c.related].contains(where: { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }) { withoutUser += 1 }
+            return false
+        }
+        if withoutUser > 0 {
+            context.warn("skipped \(withoutUser) friendship notification(s) whose user has no users document")
+        }
+        guard !ready.isEmpty else { return }
+
+        // What the apps (or earlier runs) already wrote, read leniently: notifications are not
+        // this job's to judge.
         let notified = Set(try await context.decode("notifications") { d throws(FieldError) -> Key? in
             guard let type = d["type"]?.stringValue, type == Self.requestType || type == Self.acceptedType,
                 let u = d["userId"]?.stringValue, let r = d["relatedUserId"]?.stringValue
@@ -112,17 +131,12 @@ public struct FriendNotify: Job {
         })
 
         let now = Timestamp.json(context.startTime)
-        var withoutUser = 0
-        for c in candidates {
-            guard let recipient = people[c.recipient], let related = people[c.related] else {
-                let invalid = [c.recipient, c.related].contains { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }
-                if !invalid { withoutUser += 1 }
+        for c in ready {
+            let recipient = people[c.recipient]!, related = people[c.related]!
+            let nid = c.notificationID
+            guard !notified.contains(Key(type: c.type, userID: c.recipient, relatedUserID: c.related)), let path = try? DocumentPath("notifications", nid) else {
                 continue
             }
-            let nid = c.notificationID
-            guard !existing.contains(nid), !notified.contains(Key(type: c.type, userID: c.recipient, relatedUserID: c.related)),
-                let path = try? DocumentPath("notifications", nid)
-            else { continue }
             let title: String, message: String, actionURL: String
             if c.type == Self.requestType {
                 (title, message, actionURL) = ("New friend request", "\(related.name) wants to be friends", "/friends/requests")
@@ -137,9 +151,6 @@ public struct FriendNotify: Job {
             PushMessages.queue(
                 notificationID: nid, userID: c.recipient, tokens: recipient.tokens, title: title, body: message, type: c.type,
                 actionURL: actionURL, createdAt: context.startTime, context: context)
-        }
-        if withoutUser > 0 {
-            context.warn("skipped \(withoutUser) friendship notification(s) whose user has no users document")
         }
     }
 }

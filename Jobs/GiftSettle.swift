@@ -172,55 +172,24 @@ public struct GiftSettle: Job {
             context.warn("gift_received is not in [notifications].types: gifts settle, but no notification is written and nothing is pushed")
         }
         for g in gifts {
-            let failure: Failure?
-            if g.from == nil || g.to == nil || g.createdAt == nil || !DocumentPath.isValid(name: g.from!) || !DocumentPath.isValid(name: g.to!) {
-                failure = .invalidRequest
-            } else if g.amount == nil {
-                failure = .invalidAmount
-            } else if maxAmount > 0, g.amount! > maxAmount {
-                failure = .overLimit
-            } else if g.from == g.to {
-                failure = .selfGift
-            } else if g.createdAt! < oldest {
-                failure = .expired
-            } else {
-                let from = g.from!, to = g.to!, amount = g.amount!
-                let invalid = [from, to].filter { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }
-                if !invalid.isEmpty {
-                    let files = invalid.map { "users/\($0).json" }.joined(separator: " and ")
-                    context.warn("\(g.document.path.relativeFile): left pending because \(files) is invalid (see its warning); it settles once that is fixed")
-                    continue
-                }
-                guard var sender = accounts[from] else { fail(g, .unknownSender, context: context); continue }
-                guard var receiver = accounts[to] else { fail(g, .unknownReceiver, context: context); continue }
-                if requireFriendship, !friends.contains(Pair(from, to)) {
-                    failure = .notFriends
-                } else if sender.points < amount {
-                    failure = .insufficientPoints
-                } else {
-                    let (points, o1) = receiver.points.addingReportingOverflow(amount)
-                    let (earned, o2) = receiver.totalPointsEarned.addingReportingOverflow(amount)
-                    let (gifted, o3) = sender.totalPointsGifted.addingReportingOverflow(amount)
-                    if o1 || o2 || o3 {
-                        context.warn("\(g.document.path.relativeFile): amount \(amount) would overflow a balance; failed as invalid_amount")
-                        failure = .invalidAmount
-                    } else {
-                        sender.points -= amount
-                        sender.totalPointsGifted = gifted
-                        sender.giftsGiven += 1
-                        receiver.points = points
-                        receiver.totalPointsEarned = earned
-                        receiver.giftsReceived += 1
-                        accounts[from] = sender
-                        accounts[to] = receiver
-                        changed.insert(from)
-                        changed.insert(to)
-                        settle(g, amount: amount, sender: sender, receiver: receiver, now: now, existing: existingNotifications, context: context)
-                        continue
-                    }
-                }
+            switch judge(g, accounts: accounts, friends: friends, oldest: oldest, context: context) {
+            case .fail(let failure):
+                fail(g, failure, context: context)
+            case .leavePending(let invalidFiles):
+                context.warn("\(g.document.path.relativeFile): left pending because \(invalidFiles) is invalid (see its warning); it settles once that is fixed")
+            case .settle(var sender, var receiver, let amount):
+                sender.points -= amount
+                sender.totalPointsGifted += amount
+                sender.giftsGiven += 1
+                receiver.points += amount
+                receiver.totalPointsEarned += amount
+                receiver.giftsReceived += 1
+                accounts[sender.document.id] = sender
+                accounts[receiver.document.id] = receiver
+                changed.insert(sender.document.id)
+                changed.insert(receiver.document.id)
+                settle(g, amount: amount, sender: sender, receiver: receiver, now: now, existing: existingNotifications, context: context)
             }
-            if let failure { fail(g, failure, context: context) }
         }
 
         // Each user once, with the figures the last gift left (only fields that changed; a
@@ -235,6 +204,39 @@ public struct GiftSettle: Job {
                 Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
             }
         }
+    }
+
+    /// What happens to one pending gift, given the balances the gifts before it left.
+    enum Verdict {
+        case fail(Failure)
+        /// A user document it needs is invalid input (the files, for the warning).
+        case leavePending(String)
+        case settle(sender: Account, receiver: Account, amount: Int64)
+    }
+
+    /// The rules of docs/jobs/gift-settle.md#failure-codes, in order.
+    private func judge(_ g: Gift, accounts: [String: Account], friends: Set<Pair>, oldest: Date, context: JobContext) -> Verdict {
+        guard let from = g.from, let to = g.to, let createdAt = g.createdAt, DocumentPath.isValid(name: from), DocumentPath.isValid(name: to) else {
+            return .fail(.invalidRequest)
+        }
+        guard let amount = g.amount else { return .fail(.invalidAmount) }
+        if maxAmount > 0, amount > maxAmount { return .fail(.overLimit) }
+        if from == to { return .fail(.selfGift) }
+        if createdAt < oldest { return .fail(.expired) }
+        let invalid = [from, to].filter { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }
+        if !invalid.isEmpty { return .leavePending(invalid.map { "users/\($0).json" }.joined(separator: " and ")) }
+        guard let sender = accounts[from] else { return .fail(.unknownSender) }
+        guard let receiver = accounts[to] else { return .fail(.unknownReceiver) }
+        if requireFriendship, !friends.contains(Pair(from, to)) { return .fail(.notFriends) }
+        if sender.points < amount { return .fail(.insufficientPoints) }
+        // An amount within the sender's balance can still overflow the receiver's figures.
+        if receiver.points.addingReportingOverflow(amount).overflow || receiver.totalPointsEarned.addingReportingOverflow(amount).overflow
+            || sender.totalPointsGifted.addingReportingOverflow(amount).overflow
+        {
+            context.warn("\(g.document.path.relativeFile): amount \(amount) would overflow a balance; failed as invalid_amount")
+            return .fail(.invalidAmount)
+        }
+        return .settle(sender: sender, receiver: receiver, amount: amount)
     }
 
     /// Writes `value` unless the field already reads as it (a missing field reads as `default`).

@@ -71,12 +71,12 @@ public struct XPLeaderboard: Job {
         var level: Int64
     }
 
-    /// One XP transaction, as much as the boards need.
+    /// One XP transaction, reduced (on all cores, while the collection is read) to the boards
+    /// it counts on: bit `i` of `boards` is `self.boards[i]`.
     struct Award: Sendable {
         var userID: String
-        var source: String
         var amount: Int64
-        var createdAt: Date?
+        var boards: UInt16
     }
 
     public func run(_ context: JobContext) async throws {
@@ -90,41 +90,51 @@ public struct XPLeaderboard: Job {
 
         let week = CalendarWindow(.week, containing: context.logicalTime, in: context.timeZone)
         let month = CalendarWindow(.month, containing: context.logicalTime, in: context.timeZone)
-        // XP per board and user, from the transactions (skipped leniently: they are the app's
-        // history, never rewritten here).
-        var xp: [String: [String: Int64]] = [:]
-        if boards.contains(where: { !($0.category == "global" && $0.timeframe == "all-time") }) {
-            let awards = try await context.decode("xpTransactions") { d throws(FieldError) -> Award? in
+        // XP per user and board (indexed as `boards`), from the transactions (read leniently:
+        // they are the app's history, never rewritten here); global / all-time comes from
+        // userXP. slot[category][timeframe] (indexes into Self.categories / Self.timeframes) is
+        // the board's position in `boards`, or -1 when it is not built from transactions.
+        var slot = [[Int]](repeating: [-1, -1, -1], count: Self.categories.count)
+        for (i, b) in boards.enumerated() where !(b.category == "global" && b.timeframe == "all-time") {
+            slot[Self.categories.firstIndex(of: b.category)!][Self.timeframes.firstIndex(of: b.timeframe)!] = i
+        }
+        var xp: [String: [Int64]] = [:]
+        if slot.contains(where: { $0.contains { $0 >= 0 } }) {
+            // The category of each source (global, index 0, counts every source).
+            let categoryOfSource = Dictionary(uniqueKeysWithValues: Self.sources.map { ($0.value, Self.categories.firstIndex(of: $0.key)!) })
+            let (weekly, monthly, allTime) = (0, 1, 2)
+            let awards = try await context.decode("xpTransactions") { [slot] d throws(FieldError) -> Award? in
                 guard let u = d["userId"]?.stringValue, case .int(let amount)? = d["amount"] else { return nil }
-                return Award(userID: u, source: d["source"]?.stringValue ?? "", amount: amount, createdAt: d["createdAt"].flatMap(Timestamp.date(from:)))
-            }
-            let wanted = Set(boards.map { "\($0.category)-\($0.timeframe)" })
-            for a in awards where profiles[a.userID] != nil {
-                var categories = ["global"]
-                if let c = Self.sources.first(where: { $0.value == a.source })?.key { categories.append(c) }
-                var timeframes = ["all-time"]
-                if let at = a.createdAt {
-                    if week.contains(at) { timeframes.append("weekly") }
-                    if month.contains(at) { timeframes.append("monthly") }
+                let at = d["createdAt"].flatMap(Timestamp.date(from:))
+                let inWeek = at.map(week.contains) ?? false
+                let inMonth = at.map(month.contains) ?? false
+                var mask: UInt16 = 0
+                func add(_ c: Int) {
+                    for (t, yes) in [(weekly, inWeek), (monthly, inMonth), (allTime, true)] where yes && slot[c][t] >= 0 { mask |= 1 << slot[c][t] }
                 }
-                for c in categories {
-                    for t in timeframes {
-                        let board = "\(c)-\(t)"
-                        guard wanted.contains(board) else { continue }
-                        let (sum, overflow) = xp[board, default: [:]][a.userID, default: 0].addingReportingOverflow(a.amount)
-                        xp[board, default: [:]][a.userID] = overflow ? (a.amount > 0 ? .max : .min) : sum
-                    }
+                add(0)
+                if let c = d["source"]?.stringValue.flatMap({ categoryOfSource[$0] }) { add(c) }
+                return mask == 0 ? nil : Award(userID: u, amount: amount, boards: mask)
+            }
+            let none = [Int64](repeating: 0, count: boards.count)
+            for a in awards where profiles[a.userID] != nil {
+                var m = a.boards
+                while m != 0 {
+                    let i = m.trailingZeroBitCount
+                    m &= m - 1
+                    let (sum, overflow) = xp[a.userID, default: none][i].addingReportingOverflow(a.amount)
+                    xp[a.userID, default: none][i] = overflow ? (a.amount > 0 ? .max : .min) : sum
                 }
             }
         }
 
-        for (category, timeframe) in boards {
+        for (i, (category, timeframe)) in boards.enumerated() {
             let board = "\(category)-\(timeframe)"
             let scores: [(userID: String, score: Int64)]
             if category == "global" && timeframe == "all-time" {
                 scores = progress.compactMap { profiles[$0.key] != nil && $0.value.totalXP > 0 ? ($0.key, $0.value.totalXP) : nil }
             } else {
-                scores = (xp[board] ?? [:]).compactMap { $0.value > 0 ? ($0.key, $0.value) : nil }
+                scores = xp.compactMap { $0.value[i] > 0 ? ($0.key, $0.value[i]) : nil }
             }
             let ranking = Ranking(scores)
             let entries: [JSONValue] = ranking.listed(top, where: { profiles[$0.userID]!.isPublic }).map { e in

@@ -68,7 +68,9 @@ struct GiftSettleSafetyTests {
             let data = s.path + "/run\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: data)
             let running = try HearthProcess.start(args + ["--data", data], environment: fault)
-            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(fullMicros, 2_000), using: &rng)))
+            // The first half of an uninterrupted run's length: the commit comes early in it (after
+            // it, the run records, delivers and exits), so both outcomes keep occurring.
+            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(fullMicros / 2, 2_000), using: &rng)))
             kill(running.process.processIdentifier, SIGKILL)
             await running.waitForExit()
             #expect(try await HearthProcess.run(["recover", "--data", data]).status == 0)
@@ -137,5 +139,24 @@ struct GiftSettleSafetyTests {
 
             """)
         for g in ["g1", "g2"] { #expect(s.read("d/transactions/\(g).json")?.contains(#""status": "completed""#) == true) }
+    }
+
+    /// The params on the command line: `--param requireFriendship=true` is the rule for this
+    /// run; a bad value is a usage error (64) naming the param and what it accepts, before
+    /// anything runs.
+    @Test func paramsOnTheCommandLineAreCheckedAndApplied() async throws {
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        try s.write("d/users/alice.json", #"{"name": "Alice", "points": 100}"#)
+        try s.write("d/users/bob.json", #"{"name": "Bob", "points": 0}"#)
+        try s.write("d/transactions/g1.json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 30, "status": "pending", "createdAt": "2026-11-18T11:00:00Z"}"#)
+        let bad = try await HearthProcess.run(["run", "gift-settle", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--param", "maxAmount=abc"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains(#"parameter "maxAmount": invalid value "abc"; accepted: an integer ≥ 0"#))
+        #expect(s.read("d/transactions/g1.json")?.contains(#""status": "pending""#) == true)
+        let run = try await HearthProcess.run(["run", "gift-settle", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--param", "requireFriendship=true"])
+        #expect(run.status == 0)
+        #expect(s.read("d/transactions/g1.json")?.contains(#""failureReason": "not_friends""#) == true)
+        #expect(s.read("d/users/alice.json") == #"{"name": "Alice", "points": 100}"#)
     }
 }

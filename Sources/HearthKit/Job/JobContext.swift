@@ -135,7 +135,7 @@ public final class JobContext: Sendable {
         let outcomes = await BlockingIO.run { Self.decodeChunks(paths, store: store, transform) }
         try Task.checkCancellation()
         let result = try values(of: outcomes)
-        countRead(paths.count)
+        countRead(outcomes.count)   // documents found; an absent path is no document read
         return result
     }
 

@@ -76,7 +76,7 @@ package struct Committer: Sendable {
         let fd = open(pending, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw FileIO.Failure(path: pending, operation: "create", errno: errno) }
         do {
-            try FileIO.writeAll(fd, journal.encoded(), path: pending)
+            try journal.encode { piece throws(FileIO.Failure) in try FileIO.writeAll(fd, piece, path: pending) }
             FaultInjection.commitStep()
             guard fsync(fd) == 0 else { throw FileIO.Failure(path: pending, operation: "fsync", errno: errno) }
             close(fd)

@@ -21,20 +21,31 @@ package struct Journal: Sendable {
         self.operations = operations
     }
 
-    func encoded() -> [UInt8] {
-        var ops: [JSONValue] = []
-        ops.reserveCapacity(operations.count)
-        for op in operations {
+    /// `{"id": ID, "operations": [{"put": PATH, "content": TEXT} | {"delete": PATH}, …]}`,
+    /// compact, handed to `emit` in pieces of about `chunk` bytes: a big commit holds each
+    /// file's bytes once (in `operations`) and one piece of the journal, never a second copy of
+    /// everything.
+    func encode(chunk: Int = 1 << 20, _ emit: ([UInt8]) throws -> Void) rethrows {
+        var out: [UInt8] = []
+        out.reserveCapacity(chunk + 4096)
+        out.append(contentsOf: Array(#"{"id":"#.utf8))
+        JSONWriter.write(.string(id), indent: 0, pretty: false, into: &out)
+        out.append(contentsOf: Array(#","operations":["#.utf8))
+        for (i, op) in operations.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
             switch op {
             case .put(let path, let bytes):
-                ops.append(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])))
+                JSONWriter.write(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])), indent: 0, pretty: false, into: &out)
             case .delete(let path):
-                ops.append(.object(JSONObject([("delete", .string(path))])))
+                JSONWriter.write(.object(JSONObject([("delete", .string(path))])), indent: 0, pretty: false, into: &out)
+            }
+            if out.count >= chunk {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
             }
         }
-        var out: [UInt8] = []
-        JSONWriter.write(.object(JSONObject([("id", .string(id)), ("operations", .array(ops))])), indent: 0, pretty: false, into: &out)
-        return out
+        out.append(contentsOf: Array("]}".utf8))
+        try emit(out)
     }
 
     static func decode(_ bytes: [UInt8]) -> Journal? {
