@@ -236,6 +236,7 @@ struct HardeningTests {
         let r = try await HearthProcess.run(["export", "systemd", "--config", s.path + "/hearth.toml", "--out", s.path + "/units", "--binary", "/usr/local/bin/hearth"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(s.read("units/hearth.service")?.contains("\nUser=nobody\nGroup=nogroup\nUMask=0022\n") == true)
+        #expect(r.stderr.contains("warning: User=nobody: nobody is shared by unrelated services"))
         try Self.shell("chown root:root \(data)")
         let root = try await HearthProcess.run(["export", "systemd", "--config", s.path + "/hearth.toml", "--out", s.path + "/units2"])
         #expect(root.status == 64)

@@ -49,6 +49,16 @@ struct FileOwnershipTests {
         #expect(try Self.owner(dir.path + "/users/u1.json") == Owner(uid: Self.nobody, gid: Self.nogroup, mode: 0o664))
     }
 
+    @Test func aReplacedDocumentInASetgidDirectoryKeepsItsOwnGroup() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        try dir.write("users/u1.json", #"{"points": 1}"#)
+        Self.set(dir.path + "/users", uid: Self.nobody, gid: Self.nogroup, mode: 0o2775)
+        Self.set(dir.path + "/users/u1.json", uid: 0, gid: 0, mode: 0o640)
+        try Self.commit(try DataDirectory(root: dir.path))
+        #expect(try Self.owner(dir.path + "/users/u1.json") == Owner(uid: 0, gid: 0, mode: 0o640))
+    }
+
     @Test func aNewDocumentInASetgidCollectionDirectoryGetsItsGroupAndTheFileMode() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

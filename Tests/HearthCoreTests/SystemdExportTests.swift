@@ -207,6 +207,13 @@ struct SystemdExportTests {
         #expect(SystemdExport.umask(fileMode: 0o640) == "0027")
     }
 
+    @Test func runningAsNobodyIsReported() {
+        let export = SystemdExport(binary: "/usr/local/bin/hearth", configPath: "/etc/hearth/hearth.toml", user: "nobody", group: "nogroup")
+        #expect(export.generate(config: Self.config([]), now: Self.now).warnings == [
+            "User=nobody: nobody is shared by unrelated services, so systemd-analyze security rates the units 1.6 instead of 1.2; give the apps' data a dedicated user (e.g. `useradd --system hearth && chown -R hearth: /var/lib/hearth`) and export with --user hearth"
+        ])
+    }
+
     @Test func aSecretFileUnderHomeIsReported() {
         var config = Self.config([])
         config.webhooks = [WebhookConfig(name: "app", url: "https://example.com/hook", secretFile: "/home/me/secret")]

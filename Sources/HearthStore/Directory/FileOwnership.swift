@@ -13,7 +13,7 @@ import Darwin
 ///   change owners, i.e. runs as root, its owner too) and the mode `[store] fileMode` /
 ///   `dirMode`; a directory under a setgid directory stays setgid.
 /// - Where the owner or group cannot be kept (Hearth is not root and the file belongs to
-///   someone else), ``unkeepable(_:)`` finds it before the commit and the run fails with
+///   someone else), ``unkeepable(_:probeDirectory:)`` finds it before the commit and the run fails with
 ///   ``OwnershipError``: Hearth never silently changes who owns app data.
 package struct FileOwnership: Sendable, Equatable {
     /// Mode of new documents (`[store] fileMode`).
@@ -49,17 +49,20 @@ package struct FileOwnership: Sendable, Equatable {
         return Target(uid: Self.process.canChangeOwner ? st.st_uid : nil, gid: st.st_gid, mode: fileMode)
     }
 
-    /// Sets `target` on the open file `fd` (a temp file Hearth just created): owner and group
-    /// first (which clears set-id bits), then the mode. A group or owner the process may not
-    /// give is left as created; ``unkeepable(_:)`` has refused replaced files of that kind before
-    /// the commit, so only new files in a directory of a foreign group get Hearth's group.
-    package static func apply(_ target: Target, to fd: Int32, createdWith mode: UInt32) {
-        let uid = target.uid.flatMap { $0 == process.euid ? nil : $0 }
-        let gid = target.gid.flatMap { $0 == process.egid ? nil : $0 }
+    /// Sets `target` on the open file `fd` (a temp file Hearth just created), comparing with
+    /// what it got (its group may come from a setgid directory): owner and group first (which
+    /// clears set-id bits), then the mode. A group or owner the process may not give is left
+    /// as created; ``unkeepable(_:probeDirectory:)`` has refused replaced files of that kind
+    /// before the commit, so only new files in a directory of a foreign group get Hearth's group.
+    package static func apply(_ target: Target, to fd: Int32) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return }
+        let uid = target.uid.flatMap { $0 == st.st_uid ? nil : $0 }
+        let gid = target.gid.flatMap { $0 == st.st_gid ? nil : $0 }
         if uid != nil || gid != nil {
             _ = fchown(fd, uid ?? UInt32.max, gid ?? UInt32.max)
         }
-        if target.mode != mode & ~process.umask || uid != nil || gid != nil {
+        if uid != nil || gid != nil || UInt32(st.st_mode) & 0o7777 != target.mode {
             _ = fchmod(fd, mode_t(target.mode))
         }
     }

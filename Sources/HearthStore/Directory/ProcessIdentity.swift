@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The user, groups, capabilities and umask of this process (for ``FileOwnership``).
+/// The user, groups and capabilities of this process (for ``FileOwnership``).
 package struct ProcessIdentity: Sendable {
     package var euid: UInt32
     package var egid: UInt32
@@ -13,7 +13,6 @@ package struct ProcessIdentity: Sendable {
     /// Whether the process may give files any owner and group (`CAP_CHOWN`: root, unless a
     /// unit's `CapabilityBoundingSet=` took it away).
     package var canChangeOwner: Bool
-    package var umask: UInt32
 
     /// `nobody (uid 65534, gid 65534)`, for messages.
     package var described: String {
@@ -32,16 +31,13 @@ package struct ProcessIdentity: Sendable {
         }
         let status = (try? FileIO.readSmallFile("/proc/self/status")).map { String(decoding: $0, as: UTF8.self) } ?? ""
         var capEff: UInt64?
-        var mask: UInt32?
         for line in status.split(separator: "\n") {
             if line.hasPrefix("CapEff:") {
                 capEff = UInt64(String(line.dropFirst(7).filter { !$0.isWhitespace }), radix: 16)
-            } else if line.hasPrefix("Umask:") {
-                mask = UInt32(String(line.dropFirst(6).filter { !$0.isWhitespace }), radix: 8)
             }
         }
         let cap = capEff.map { $0 & 1 != 0 } ?? (euid == 0)  // CAP_CHOWN is capability 0
-        return ProcessIdentity(euid: euid, egid: egid, groups: groups, canChangeOwner: cap, umask: mask ?? 0o022)
+        return ProcessIdentity(euid: euid, egid: egid, groups: groups, canChangeOwner: cap)
     }
 
     /// The user name of `uid`, nil when unknown.

@@ -128,7 +128,7 @@ package enum FileIO {
         }
         guard fd >= 0 else { throw Failure(path: tmp, operation: "create", errno: errno) }
         defer { close(fd) }
-        if let ownership { FileOwnership.apply(ownership, to: fd, createdWith: createMode) }
+        if let ownership { FileOwnership.apply(ownership, to: fd) }
         try writeAll(fd, bytes, path: tmp)
         if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
         return tmp
