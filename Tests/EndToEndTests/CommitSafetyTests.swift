@@ -70,10 +70,10 @@ struct CommitSafetyTests {
         let running = try HearthProcess.start(
             ["run", "leaderboard-rebuild", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z", "--param", "periods=alltime"],
             environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1500"])
-        try await Task.sleep(for: .seconds(0.7))
-        // The app writes alice while the job is between its read and its commit.
-        try s.write("d/users/alice.json", #"{"name": "Alice", "totalPointsGifted": 150, "giftsGiven": 3, "points": 777}"#)
-        let result = await running.finish()
+        let result = try await running.finish(after: "pausing 1500 ms before the commit") {
+            // The app writes alice while the job is between its read and its commit.
+            try s.write("d/users/alice.json", #"{"name": "Alice", "totalPointsGifted": 150, "giftsGiven": 3, "points": 777}"#)
+        }
         #expect(result.status == 0)
         #expect(result.stderr.contains("conflict: documents changed while the job ran; re-running"))
         #expect(result.stdout.hasSuffix("Applied: 1 to create, 2 to update, 0 to delete; 0 pushes, 0 webhooks.\n"))

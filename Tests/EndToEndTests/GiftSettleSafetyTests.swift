@@ -107,11 +107,11 @@ struct GiftSettleSafetyTests {
         let running = try HearthProcess.start(
             ["run", "gift-settle", "--data", s.path + "/d", "--now", "2026-11-18T12:00:00Z"],
             environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1500"])
-        try await Task.sleep(for: .seconds(0.7))
-        // The app, meanwhile: alice earns 900 points, and bob sends 10 on.
-        try s.write("d/users/alice.json", #"{"name": "Alice", "points": 1000}"#)
-        try s.write("d/transactions/g2.json", #"{"type": "gift", "fromUserId": "bob", "toUserId": "alice", "amount": 10, "status": "pending", "createdAt": "2026-11-18T11:30:00Z"}"#)
-        let result = await running.finish()
+        let result = try await running.finish(after: "pausing 1500 ms before the commit") {
+            // The app, meanwhile: alice earns 900 points, and bob sends 10 on.
+            try s.write("d/users/alice.json", #"{"name": "Alice", "points": 1000}"#)
+            try s.write("d/transactions/g2.json", #"{"type": "gift", "fromUserId": "bob", "toUserId": "alice", "amount": 10, "status": "pending", "createdAt": "2026-11-18T11:30:00Z"}"#)
+        }
         let (out, err) = (result.stdout, result.stderr)
         #expect(result.status == 0)
         #expect(err.contains("conflict: documents changed while the job ran; re-running"))

@@ -58,14 +58,9 @@ package struct FunctionJob: RunnableJob {
         env["HEARTH_RUN_ID"] = context.runID
         env["HEARTH_LOGICAL_TIME"] = Timestamp.format(context.logicalTime)
         env["HEARTH_START_TIME"] = Timestamp.format(context.startTime)
-        env["HEARTH_TIME_ZONE"] = Self.zoneName(context.timeZone)
+        env["HEARTH_TIME_ZONE"] = context.timeZone.ianaName
         env["HEARTH_DRY_RUN"] = context.isDryRun ? "1" : "0"
         return env
-    }
-
-    /// The zone's IANA name; `UTC` for the default zone, which Foundation on Linux names `GMT`.
-    static func zoneName(_ zone: TimeZone) -> String {
-        zone.identifier == "GMT" ? "UTC" : zone.identifier
     }
 
     /// The first line on stdin: the run's context.
@@ -85,7 +80,7 @@ package struct FunctionJob: RunnableJob {
         let o = JSONObject([
             ("protocol", .string(Self.protocolVersion)), ("job", .string(context.jobName)), ("runId", .string(context.runID)),
             ("logicalTime", .string(Timestamp.format(context.logicalTime))), ("startTime", .string(Timestamp.format(context.startTime))),
-            ("timeZone", .string(Self.zoneName(context.timeZone))), ("dryRun", .bool(context.isDryRun)), ("params", .object(JSONObject(params))),
+            ("timeZone", .string(context.timeZone.ianaName)), ("dryRun", .bool(context.isDryRun)), ("params", .object(JSONObject(params))),
             ("reads", .array(config.reads.map { .string($0) })), ("writes", .array(config.writes.map { .string($0) })),
         ])
         return Array((JSONWriter.compact(.object(o)) + "\n").utf8)

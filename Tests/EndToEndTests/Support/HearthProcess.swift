@@ -52,6 +52,17 @@ enum HearthProcess {
             }
         }
 
+        /// Waits until the child prints `needle` on stderr (e.g. that it paused before its
+        /// commit), runs `meanwhile`, then reads both pipes to their ends and waits for the exit.
+        func finish(after needle: String, _ meanwhile: () throws -> Void) async throws -> Result {
+            let stderr = StderrCollector(stderrPipe)
+            try await stderr.waitFor(needle, timeout: 60)
+            try meanwhile()
+            let out = await BlockingIO.run { stdoutPipe.fileHandleForReading.readDataToEndOfFile() }
+            await waitForExit()
+            return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: try await stderr.untilEnd())
+        }
+
         /// Waits for the exit without reading the pipes (off the cooperative pool).
         func waitForExit() async {
             await HearthProcess.waitForExit(process)

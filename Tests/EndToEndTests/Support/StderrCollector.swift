@@ -6,13 +6,19 @@ import HearthTestSupport
 final class StderrCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
+    private var ended = false
 
     init(_ pipe: Pipe) {
         let handle = pipe.fileHandleForReading
         Thread { [self] in
             while true {
                 let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                if chunk.isEmpty {
+                    lock.lock()
+                    ended = true
+                    lock.unlock()
+                    break
+                }
                 lock.lock()
                 buffer.append(chunk)
                 lock.unlock()
@@ -34,6 +40,14 @@ final class StderrCollector: @unchecked Sendable {
                 return
             }
             try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits until the child has closed stderr (it exited), then returns everything it wrote.
+    func untilEnd() async throws -> String {
+        while true {
+            if lock.withLock({ ended }) { return text }
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 }
