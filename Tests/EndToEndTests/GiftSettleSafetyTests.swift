@@ -47,51 +47,22 @@ struct GiftSettleSafetyTests {
         defer { s.remove() }
         let pristine = s.path + "/pristine"
         try Self.writeGifts(into: pristine)
-        let before = TreeSnapshot(pristine)
         let reference = s.path + "/reference"
         try FileManager.default.copyItem(atPath: pristine, toPath: reference)
-        let args = ["run", "gift-settle", "--now", "2026-11-18T12:00:00Z"]
-        let fault = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"]
-        let clock = ContinuousClock()
-        let started = clock.now
-        #expect(try await HearthProcess.run(args + ["--data", reference], environment: fault).status == 0)
-        let full = clock.now - started
-        let fullMicros = UInt32(full.components.seconds * 1_000_000 + full.components.attoseconds / 1_000_000_000_000)
-        let after = TreeSnapshot(reference)
-        let settled = Self.statuses(reference)
-        #expect(!settled.contains("pending"))
-        #expect(settled.contains("completed") && settled.contains("failed"))
-
-        var rng = SystemRandomNumberGenerator()
-        var outcomes = (before: 0, after: 0)
-        for i in 0..<iterations {
-            let data = s.path + "/run\(i)"
-            try FileManager.default.copyItem(atPath: pristine, toPath: data)
-            let running = try HearthProcess.start(args + ["--data", data], environment: fault)
-            // The first half of an uninterrupted run's length: the commit comes early in it (after
-            // it, the run records, delivers and exits), so both outcomes keep occurring.
-            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(fullMicros / 2, 2_000), using: &rng)))
-            kill(running.process.processIdentifier, SIGKILL)
-            await running.waitForExit()
-            #expect(try await HearthProcess.run(["recover", "--data", data]).status == 0)
-            let state = TreeSnapshot(data)
-            let statuses = Self.statuses(data)
-            if state.sameContent(as: before) {
-                #expect(statuses.allSatisfy { $0 == "pending" })
-                outcomes.before += 1
-            } else if state.sameContent(as: after) {
-                #expect(statuses == settled)
-                outcomes.after += 1
-            } else {
-                Issue.record("iteration \(i): neither every gift pending nor all settled: \(statuses.filter { $0 == "pending" }.count) of 120 pending")
-                break
+        // Kill within the first half of an uninterrupted run's length: the commit comes early in
+        // it (after it, the run records, delivers and exits), so both outcomes keep occurring.
+        var killer = KillDuringCommit(args: ["run", "gift-settle", "--now", "2026-11-18T12:00:00Z"])
+        killer.killWithin = 0.5
+        var settled: [String] = []
+        _ = try await killer.run(pristine: pristine, reference: reference, scratch: s.path, iterations: iterations) { data, isAfter in
+            if settled.isEmpty {
+                settled = Self.statuses(reference)
+                #expect(!settled.contains("pending"))
+                #expect(settled.contains("completed") && settled.contains("failed"))
             }
-            try FileManager.default.removeItem(atPath: data)
+            let statuses = Self.statuses(data)
+            if isAfter { #expect(statuses == settled) } else { #expect(statuses.allSatisfy { $0 == "pending" }) }
         }
-        print("gift-settle crash test: \(iterations) SIGKILLs → \(outcomes.before) all pending, \(outcomes.after) all settled")
-        #expect(outcomes.before + outcomes.after == iterations)
-        #expect(outcomes.before > 0)
-        #expect(outcomes.after > 0)
     }
 
     /// While the job is between its read and its commit, the app adds a pending gift and

@@ -10,6 +10,40 @@ import HearthTestSupport
 
 @Suite("systemd export")
 struct SystemdExportTests {
+    /// The sandbox every exported service has (docs/operations/systemd-sandboxing.md).
+    static let sandbox = """
+        CapabilityBoundingSet=
+        AmbientCapabilities=
+        ProtectSystem=strict
+        ReadWritePaths=/var/lib/hearth
+        ReadOnlyPaths=/etc/hearth/hearth.toml
+        ProtectHome=yes
+        PrivateTmp=yes
+        PrivateDevices=yes
+        PrivateMounts=yes
+        ProtectKernelTunables=yes
+        ProtectKernelModules=yes
+        ProtectKernelLogs=yes
+        ProtectControlGroups=yes
+        ProtectClock=yes
+        ProtectHostname=yes
+        ProtectProc=invisible
+        ProcSubset=pid
+        RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
+        RestrictNamespaces=yes
+        RestrictRealtime=yes
+        RestrictSUIDSGID=yes
+        LockPersonality=yes
+        MemoryDenyWriteExecute=yes
+        RemoveIPC=yes
+        KeyringMode=private
+        DevicePolicy=closed
+        SystemCallFilter=@system-service
+        SystemCallFilter=~@privileged @resources
+        SystemCallErrorNumber=EPERM
+        SystemCallArchitectures=native
+        """
+
     static let chicago = TimeZone(identifier: "America/Chicago")!
     static let now = Timestamp.parseISO8601("2026-11-18T12:00:00Z")!
 
@@ -44,36 +78,7 @@ struct SystemdExportTests {
             User=hearth
             UMask=0022
             NoNewPrivileges=yes
-            CapabilityBoundingSet=
-            AmbientCapabilities=
-            ProtectSystem=strict
-            ReadWritePaths=/var/lib/hearth
-            ReadOnlyPaths=/etc/hearth/hearth.toml
-            ProtectHome=yes
-            PrivateTmp=yes
-            PrivateDevices=yes
-            PrivateMounts=yes
-            ProtectKernelTunables=yes
-            ProtectKernelModules=yes
-            ProtectKernelLogs=yes
-            ProtectControlGroups=yes
-            ProtectClock=yes
-            ProtectHostname=yes
-            ProtectProc=invisible
-            ProcSubset=pid
-            RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
-            RestrictNamespaces=yes
-            RestrictRealtime=yes
-            RestrictSUIDSGID=yes
-            LockPersonality=yes
-            MemoryDenyWriteExecute=yes
-            RemoveIPC=yes
-            KeyringMode=private
-            DevicePolicy=closed
-            SystemCallFilter=@system-service
-            SystemCallFilter=~@privileged @resources
-            SystemCallErrorNumber=EPERM
-            SystemCallArchitectures=native
+            \(Self.sandbox)
 
             """)
         #expect(result.units[1].text == """
@@ -117,36 +122,7 @@ struct SystemdExportTests {
             User=hearth
             UMask=0022
             NoNewPrivileges=yes
-            CapabilityBoundingSet=
-            AmbientCapabilities=
-            ProtectSystem=strict
-            ReadWritePaths=/var/lib/hearth
-            ReadOnlyPaths=/etc/hearth/hearth.toml
-            ProtectHome=yes
-            PrivateTmp=yes
-            PrivateDevices=yes
-            PrivateMounts=yes
-            ProtectKernelTunables=yes
-            ProtectKernelModules=yes
-            ProtectKernelLogs=yes
-            ProtectControlGroups=yes
-            ProtectClock=yes
-            ProtectHostname=yes
-            ProtectProc=invisible
-            ProcSubset=pid
-            RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
-            RestrictNamespaces=yes
-            RestrictRealtime=yes
-            RestrictSUIDSGID=yes
-            LockPersonality=yes
-            MemoryDenyWriteExecute=yes
-            RemoveIPC=yes
-            KeyringMode=private
-            DevicePolicy=closed
-            SystemCallFilter=@system-service
-            SystemCallFilter=~@privileged @resources
-            SystemCallErrorNumber=EPERM
-            SystemCallArchitectures=native
+            \(Self.sandbox)
 
             [Install]
             WantedBy=multi-user.target

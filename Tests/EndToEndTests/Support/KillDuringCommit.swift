@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import HearthTestSupport
+
+/// The crash test's loop, shared by every job that has one: `hearth ARGS` on a fresh copy of a
+/// pristine data directory, SIGKILLed at a random point, then `hearth recover`; the recovered
+/// copy must be exactly the pristine one ("before") or exactly what an uninterrupted run wrote
+/// ("after"), never a mix.
+struct KillDuringCommit {
+    var args: [String]
+    var environment = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"]
+    /// Kill within this fraction of an uninterrupted run's length.
+    var killWithin = 1.0
+
+    struct Outcomes {
+        var before = 0
+        var after = 0
+        /// Runs that finished before the kill came.
+        var completed = 0
+    }
+
+    /// Runs uninterrupted on `reference` (a copy of `pristine` the caller made), then kills
+    /// `iterations` runs. `matches(data, isAfter)` may add the caller's own checks of a copy.
+    func run(pristine: String, reference: String, scratch: String, iterations: Int, matches: (String, Bool) -> Void = { _, _ in }) async throws -> Outcomes {
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try await HearthProcess.run(args + ["--data", reference], environment: environment).status == 0)
+        let full = clock.now - started
+        let fullMicros = Double(full.components.seconds) * 1e6 + Double(full.components.attoseconds) / 1e12
+        let before = TreeSnapshot(pristine)
+        let after = TreeSnapshot(reference)
+        #expect(!after.sameContent(as: before))
+
+        var rng = SystemRandomNumberGenerator()
+        var outcomes = Outcomes()
+        for i in 0..<iterations {
+            let data = scratch + "/run\(i)"
+            try FileManager.default.copyItem(atPath: pristine, toPath: data)
+            let running = try HearthProcess.start(args + ["--data", data], environment: environment)
+            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(UInt32(fullMicros * killWithin), 2_000), using: &rng)))
+            kill(running.process.processIdentifier, SIGKILL)
+            await running.waitForExit()
+            if running.process.terminationReason == .exit { outcomes.completed += 1 }
+            #expect(try await HearthProcess.run(["recover", "--data", data]).status == 0)
+            let journal = (try? FileManager.default.contentsOfDirectory(atPath: data + "/.hearth/journal")) ?? []
+            #expect(journal.isEmpty, "journal left after recover: \(journal)")
+            let state = TreeSnapshot(data)
+            if state.sameContent(as: before) {
+                outcomes.before += 1
+                matches(data, false)
+            } else if state.sameContent(as: after) {
+                outcomes.after += 1
+                matches(data, true)
+            } else {
+                let diff = Set(state.files.keys).symmetricDifference(after.files.keys).sorted().prefix(5)
+                Issue.record("iteration \(i): data is neither all-before nor all-after (differing paths: \(Array(diff)))")
+                break
+            }
+            try FileManager.default.removeItem(atPath: data)
+        }
+        print("crash test \(args.prefix(2).joined(separator: " ")): \(iterations) SIGKILLs → \(outcomes.before) all-before, \(outcomes.after) all-after (\(outcomes.completed) finished before the kill)")
+        #expect(outcomes.before + outcomes.after == iterations)
+        #expect(outcomes.before > 0)
+        #expect(outcomes.after > 0)
+        return outcomes
+    }
+}
