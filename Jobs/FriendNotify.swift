@@ -106,7 +106,7 @@ public struct FriendNotify: Job {
         let ids = Set(candidates.flatMap { [$0.recipient, $0.related] })
         var people: [String: Person] = [:]
         for p in try await context.decode(ids.sorted().map { DocumentPath(unchecked: ["users", $0]) }, { d throws(FieldError) in
-            Person(id: d.id, name: try d.string("name") ?? "", tokens: PushMessages.deviceTokens(of: d, provider: provider).tokens)
+            Person(id: d.id, name: try d.string("name") ?? "", tokens: DeviceTokens(of: d, provider: provider).tokens)
         }) { people[p.id] = p }
 
         // Both users must have a users document (an invalid one has its own warning).

@@ -115,7 +115,7 @@ public struct GiftSettle: Job {
             totalPointsGifted = try d.int("totalPointsGifted") ?? 0
             giftsGiven = try d.int("giftsGiven") ?? 0
             giftsReceived = try d.int("giftsReceived") ?? 0
-            tokens = PushMessages.deviceTokens(of: d, provider: provider).tokens
+            tokens = DeviceTokens(of: d, provider: provider).tokens
         }
     }
 

@@ -64,7 +64,7 @@ public struct NotificationFanout: Job {
         /// nil when absent or not a string (`badSchool`).
         var school: String?
         var badSchool: String?
-        var devices: PushMessages.DeviceTokens
+        var devices: DeviceTokens
     }
 
     enum Audience: Sendable {
@@ -127,7 +127,7 @@ public struct NotificationFanout: Job {
             return User(
                 id: d.id, school: school?.stringValue,
                 badSchool: school.flatMap { $0.isNull || $0.stringValue != nil ? nil : "field \"school\": expected string, found \($0.typeName)" },
-                devices: PushMessages.deviceTokens(of: d, provider: provider))
+                devices: DeviceTokens(of: d, provider: provider))
         }
         var userByID: [String: User] = [:]
         for u in users { userByID[u.id] = u }

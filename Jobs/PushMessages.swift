@@ -9,7 +9,7 @@ public import HearthKit
 ///   (`payload.tokens`, shown redacted in plans): for `provider = "apns"` the `apnsTokens`
 ///   array; for `"fcm"` (and `"none"`, whose plans show what FCM would get) `fcmTokens` then the
 ///   legacy single `fcmToken`; for `"webhook"` all of them. Empty strings and repeats are
-///   dropped; wrong-typed token fields are left out (see ``deviceTokens(of:provider:)``).
+///   dropped; wrong-typed token fields are left out (see ``HearthKit/DeviceTokens``).
 /// - **Message**: id `push-{notificationId}`, kind `.push`, recipient the user id, payload
 ///   `{"userId", "tokens", "title", "body", "data": {"notificationId", "type", "actionUrl"},
 ///   "badge"?}`.
@@ -22,13 +22,6 @@ public enum PushMessages {
     public static let queued = "queued"
     public static let collapsed = "collapsed"
     public static let noTokens = "no-tokens"
-
-    public typealias DeviceTokens = HearthKit.DeviceTokens
-
-    /// The user's device tokens for `provider` (see ``HearthKit/DeviceTokens/init(of:provider:)``).
-    public static func deviceTokens(of user: Document, provider: PushProviderKind) -> DeviceTokens {
-        DeviceTokens(of: user, provider: provider)
-    }
 
     /// The `.push` message for one notification (nil without tokens).
     public static func message(

@@ -53,6 +53,17 @@ struct FunctionJobTests {
     /// The interpreter itself, not a version manager's shim (pyenv's adds its own variables).
     static let systemPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
 
+    /// `hearth run JOB`: exits 1 with `message` on stderr, and the data directory is unchanged.
+    @discardableResult
+    func runFailsAndCommitsNothing(_ s: TempDirectory, _ job: String, saying message: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> HearthProcess.Result {
+        let before = TreeSnapshot(s.path + "/d")
+        let r = try await hearth(s, ["run", job, "--now", Self.now])
+        #expect(r.status == 1, sourceLocation: sourceLocation)
+        #expect(r.stderr.contains(message), "\(r.stderr)", sourceLocation: sourceLocation)
+        #expect(TreeSnapshot(s.path + "/d") == before, sourceLocation: sourceLocation)
+        return r
+    }
+
     func hearth(_ s: TempDirectory, _ args: [String]) async throws -> HearthProcess.Result {
         try await HearthProcess.run(args + ["--config", "hearth.toml"], in: s.path)
     }
@@ -112,13 +123,9 @@ struct FunctionJobTests {
             print(json.dumps({"op": "update", "path": "gigs/g1", "merge": {"status": "closed"}}))
             print(json.dumps({"op": "update", "path": "users/alice", "merge": {"points": 1000000}}))
             """)
-        let before = TreeSnapshot(s.path + "/d")
-        let r = try await hearth(s, ["run", "sneaky", "--now", Self.now])
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("""
+        try await runFailsAndCommitsNothing(s, "sneaky", saying: """
             hearth: error: function sneaky: output line 2: update users/alice: "users" is not in the job's writes ["gigs"]; add it to `writes` in its [jobs] table; nothing was committed (see docs/functions.md#output)
-            """), "\(r.stderr)")
-        #expect(TreeSnapshot(s.path + "/d") == before)
+            """)
     }
 
     @Test func aMalformedLineFailsTheRunWithItsNumberAndCommitsNothing() async throws {
@@ -132,13 +139,9 @@ struct FunctionJobTests {
             print("")
             print(json.dumps({"op": "update", "path": "gigs/g2", "mrege": {"status": "closed"}}))
             """)
-        let before = TreeSnapshot(s.path + "/d")
-        let r = try await hearth(s, ["run", "typo", "--now", Self.now])
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("""
+        try await runFailsAndCommitsNothing(s, "typo", saying: """
             hearth: error: function typo: output line 3: update: expected "data" (the whole document) or "merge" (an object of fields to set) or "remove" (field names); nothing was committed
-            """), "\(r.stderr)")
-        #expect(TreeSnapshot(s.path + "/d") == before)
+            """)
     }
 
     @Test func aNonZeroExitFailsTheRunWithItsStatusAndStderrAndCommitsNothing() async throws {
@@ -152,11 +155,7 @@ struct FunctionJobTests {
             print("database of gigs is on fire", file=sys.stderr)
             sys.exit(3)
             """)
-        let before = TreeSnapshot(s.path + "/d")
-        let r = try await hearth(s, ["run", "crashes", "--now", Self.now])
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("hearth: error: function crashes exited with status 3; nothing was committed; its last stderr lines:\ndatabase of gigs is on fire\n"), "\(r.stderr)")
-        #expect(TreeSnapshot(s.path + "/d") == before)
+        try await runFailsAndCommitsNothing(s, "crashes", saying: "hearth: error: function crashes exited with status 3; nothing was committed; its last stderr lines:\ndatabase of gigs is on fire\n")
         let history = try await hearth(s, ["history", "crashes", "--format", "json"])
         #expect(history.stdout.contains(#""status" : "failed""#) || history.stdout.contains(#""status": "failed""#), "\(history.stdout)")
     }
@@ -171,14 +170,10 @@ struct FunctionJobTests {
             print(json.dumps({"op": "update", "path": "gigs/g1", "merge": {"status": "closed"}}), flush=True)
             time.sleep(60)
             """, extra: "timeout = \"1s\"\nkillGrace = \"1s\"")
-        let before = TreeSnapshot(s.path + "/d")
         let clock = ContinuousClock()
         let started = clock.now
-        let r = try await hearth(s, ["run", "slow", "--now", Self.now])
+        try await runFailsAndCommitsNothing(s, "slow", saying: "hearth: error: the run exceeded its timeout of 1s and was cancelled; nothing was committed. Raise `timeout` for this job if it needs longer.")
         #expect(clock.now - started < .seconds(20))
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("hearth: error: the run exceeded its timeout of 1s and was cancelled; nothing was committed. Raise `timeout` for this job if it needs longer."), "\(r.stderr)")
-        #expect(TreeSnapshot(s.path + "/d") == before)
     }
 
     @Test func theFunctionSeesOnlyItsContextAndTheEnvironmentTheConfigNames() async throws {
@@ -274,7 +269,7 @@ struct FunctionJobTests {
         #expect(again.stdout == "No changes.\n")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
+    @Test(.enabled(if: SystemdAnalyze.isInstalled, "systemd-analyze is not installed"))
     func exportedUnitsRunACommandJobWithWriteExecuteMemoryAllowedAndStillScoreAtMostOnePointFive() async throws {
         let s = try TempDirectory("hearth-fn")
         defer { s.remove() }
@@ -288,7 +283,7 @@ struct FunctionJobTests {
         #expect(builtIn.contains("\nMemoryDenyWriteExecute=yes\n"))
         #expect(function.contains("ExecStart=") && function.contains(" run expire-gigs"))
         for unit in ["hearth-expire-gigs.service", "hearth.service"] {
-            let score = try #require(try await HardeningTests.exposure(s.path + "/units/" + unit))
+            let score = try #require(try SystemdAnalyze.exposure(of: s.path + "/units/" + unit).score)
             #expect(score <= 1.5, "\(unit): \(score)")
         }
     }

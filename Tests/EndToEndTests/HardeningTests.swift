@@ -174,23 +174,7 @@ struct HardeningTests {
         #expect(plan.stdout.hasPrefix("### Plan: `streak-reset` at 2026-11-18T12:00:00.000Z (UTC)\n"))
     }
 
-    /// `systemd-analyze security --offline=true UNIT`: the overall exposure, e.g. 1.2.
-    static func exposure(_ path: String) async throws -> Double? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-        p.arguments = ["security", "--offline=true", "--no-pager", path]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = Pipe()
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        // "→ Overall exposure level for hearth.service: 1.2 OK 🙂"
-        guard let line = text.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }) else { return nil }
-        return line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
-    }
-
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
+    @Test(.enabled(if: SystemdAnalyze.isInstalled, "systemd-analyze is not installed"))
     func everyExportedUnitPassesVerifyAndEveryServiceScoresAtMostOnePointFive() async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
@@ -209,20 +193,12 @@ struct HardeningTests {
         #expect(units.count == 23)   // a service and a timer per built-in job, and the daemon
         var scores: [String: Double] = [:]
         for unit in units where unit.hasSuffix(".service") {
-            scores[unit] = try await Self.exposure(s.path + "/units/" + unit)
+            scores[unit] = try SystemdAnalyze.exposure(of: s.path + "/units/" + unit).score
         }
         #expect(scores.count == 12)
         #expect(scores.values.allSatisfy { $0 <= 1.5 }, "\(scores)")
-        let verify = Process()
-        verify.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-        verify.arguments = ["verify", "--man=no"] + units.map { s.path + "/units/" + $0 }
-        let out = Pipe()
-        verify.standardOutput = out
-        verify.standardError = out
-        try verify.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        verify.waitUntilExit()
-        #expect(verify.terminationStatus == 0, "\(text)")
+        let (status, text) = try SystemdAnalyze.verify(units.map { s.path + "/units/" + $0 })
+        #expect(status == 0, "\(text)")
         #expect(text == "", "\(text)")
         let service = try #require(s.read("units/hearth-leaderboard-rebuild.service"))
         #expect(service.contains("\nReadWritePaths=\(data)\nReadOnlyPaths=\(s.path)/hearth.toml \(s.path)/secret\n"))

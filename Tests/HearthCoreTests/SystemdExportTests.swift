@@ -213,16 +213,8 @@ struct SystemdExportTests {
         defer { dir.remove() }
         let units = try Self.allUnits(in: dir)
         #expect(units.count == 7)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LocalServers.executablePath("systemd-analyze")!)
-        process.arguments = ["verify", "--man=no"] + units.map { dir.path + "/" + $0 }
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = err
-        try process.run()
-        let output = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try SystemdAnalyze.verify(units.map { dir.path + "/" + $0 })
+        #expect(status == 0, "\(output)")
         // Unknown keys and bad values are only warnings for systemd: there must be none.
         #expect(output.isEmpty, "\(output)")
     }
@@ -243,24 +235,6 @@ extension SystemdExportTests {
         return units.map(\.fileName)
     }
 
-    /// `systemd-analyze security --offline=true UNIT`: the overall exposure, e.g. 1.2.
-    static func exposure(of path: String) throws -> (score: Double?, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LocalServers.executablePath("systemd-analyze")!)
-        process.arguments = ["security", "--offline=true", "--no-pager", path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        // "→ Overall exposure level for hearth.service: 1.2 OK 🙂"
-        guard let line = output.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }),
-            let word = line.split(separator: ":").last?.split(separator: " ").first
-        else { return (nil, output) }
-        return (Double(word), output)
-    }
-
     @Test(.enabled(if: LocalServers.hasExecutable("systemd-analyze"), "systemd-analyze is not installed; skipping the security check"))
     func everyServiceScoresAtMostOnePointFiveInSystemdAnalyzeSecurity() throws {
         let dir = try TempDirectory("hearth-units")
@@ -268,7 +242,7 @@ extension SystemdExportTests {
         let services = try Self.allUnits(in: dir).filter { $0.hasSuffix(".service") }
         #expect(services == ["hearth-leaderboard-rebuild.service", "hearth-streak-reset.service", "hearth-weekly-bonus.service", "hearth.service"])
         for name in services {
-            let (score, output) = try Self.exposure(of: dir.path + "/" + name)
+            let (score, output) = try SystemdAnalyze.exposure(of: dir.path + "/" + name)
             let s = try #require(score, "\(name): no score in \(output)")
             #expect(s <= 1.5, "\(name) scores \(s):\n\(output)")
         }

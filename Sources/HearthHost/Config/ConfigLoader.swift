@@ -149,23 +149,7 @@ package struct ConfigLoader: Sendable {
                             throw ConfigError(file: file, line: p.table[key]?.line, "unknown parameter \(JSONWriter.quoted(key)) for job \(job.name); it takes: \(job.parameters.map(\.name).joined(separator: ", "))")
                         }
                         let node = p.table[key]!
-                        let raw: ParameterValue
-                        switch node.value {
-                        case .integer(let i): raw = .integer(i)
-                        case .string(let s): raw = .string(s)
-                        case .boolean(let b): raw = .boolean(b)
-                        case .array(let items):
-                            var l: [String] = []
-                            for i in items {
-                                guard case .string(let s) = i.value else {
-                                    throw ConfigError(file: file, line: i.line, "[jobs.\(job.name).params] \(key): expected \(spec.kind.accepted)")
-                                }
-                                l.append(s)
-                            }
-                            raw = .stringList(l)
-                        default:
-                            throw ConfigError(file: file, line: node.line, "[jobs.\(job.name).params] \(key): expected \(spec.kind.accepted), found \(node.value.typeName)")
-                        }
+                        let raw = try Self.parameterValue(node, at: "[jobs.\(job.name).params] \(key)", expected: spec.kind.accepted, file: file)
                         do { jc.params[key] = try spec.validate(raw) } catch {
                             throw ConfigError(file: file, line: node.line, "[jobs.\(job.name).params] \(key): invalid value \(JSONWriter.quoted(raw.description)); accepted: \(spec.kind.accepted)")
                         }
@@ -213,25 +197,31 @@ package struct ConfigLoader: Sendable {
         if let p = t.table["params"], case .table(let pt) = p.value {
             for key in pt.keys {
                 guard let node = pt[key] else { continue }
-                switch node.value {
-                case .integer(let i): params[key] = .integer(i)
-                case .string(let s): params[key] = .string(s)
-                case .boolean(let b): params[key] = .boolean(b)
-                case .array(let items):
-                    var l: [String] = []
-                    for i in items {
-                        guard case .string(let s) = i.value else {
-                            throw ConfigError(file: file, line: i.line, "[jobs.\(name).params] \(key): a list parameter holds strings")
-                        }
-                        l.append(s)
-                    }
-                    params[key] = .stringList(l)
-                default:
-                    throw ConfigError(file: file, line: node.line, "[jobs.\(name).params] \(key): expected an integer, string, boolean or list of strings, found \(node.value.typeName)")
-                }
+                params[key] = try Self.parameterValue(node, at: "[jobs.\(name).params] \(key)", expected: "an integer, a string, true or false, or a list of strings", file: file)
             }
         }
         return (f, f.descriptor(schedule: "", params: params))
+    }
+
+    /// A `params` value as the parameter it can be (its type checked against a declaration
+    /// afterwards): an integer, a string, a boolean or a list of strings.
+    static func parameterValue(_ node: TOMLNode, at key: String, expected: String, file: String) throws(ConfigError) -> ParameterValue {
+        switch node.value {
+        case .integer(let i): return .integer(i)
+        case .string(let s): return .string(s)
+        case .boolean(let b): return .boolean(b)
+        case .array(let items):
+            var l: [String] = []
+            for i in items {
+                guard case .string(let s) = i.value else {
+                    throw ConfigError(file: file, line: i.line, "\(key): expected \(expected)")
+                }
+                l.append(s)
+            }
+            return .stringList(l)
+        default:
+            throw ConfigError(file: file, line: node.line, "\(key): expected \(expected), found \(node.value.typeName)")
+        }
     }
 
     /// `gigs`, `users/u1/badges`; with `wildcard`, `users/*/badges` too.

@@ -14,7 +14,6 @@ final class FunctionProcess: Sendable {
     private let stdout: Int32
     private let stderr: Int32
     private let stdinOpen = Mutex(true)
-    private let signalled = Mutex(false)
     private let exit = Mutex<Int32?>(nil)
 
     struct SpawnError: Error, CustomStringConvertible {
@@ -98,7 +97,7 @@ final class FunctionProcess: Sendable {
         var buffers: [[UInt8]] = [[], []]
         var open = [true, true]
         var chunk = [UInt8](repeating: 0, count: 65536)
-        var exitedAt: ContinuousClock.Instant?
+        var quietSince: ContinuousClock.Instant?   // set once the child has exited and nothing came
         func flush(_ i: Int, final: Bool) {
             var start = 0
             let b = buffers[i]
@@ -129,10 +128,14 @@ final class FunctionProcess: Sendable {
                 }
             }
             // A grandchild may keep a pipe open after the child is gone: once the child has
-            // exited, stop when nothing more arrives for a short while.
-            if !isRunning {
-                let now = ContinuousClock.now
-                if gotData { exitedAt = now } else if let t = exitedAt, now - t > .milliseconds(300) { break } else if exitedAt == nil { exitedAt = now }
+            // exited, stop when nothing more arrives for a short while. (Only asked when a pass
+            // brought nothing: while output flows, the child is not waited for.)
+            if gotData {
+                quietSince = nil
+            } else if let since = quietSince {
+                if ContinuousClock.now - since > .milliseconds(300) { break }
+            } else if !isRunning {
+                quietSince = ContinuousClock.now
             }
         }
         flush(0, final: true)
@@ -161,7 +164,6 @@ final class FunctionProcess: Sendable {
     /// still there.
     func terminate(grace: Duration) {
         guard isRunning else { return }
-        signalled.withLock { $0 = true }
         Glibc.kill(-pid, SIGTERM)
         let nanos = Int(grace.components.seconds) * 1_000_000_000 + Int(grace.components.attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { [self] in
@@ -173,10 +175,6 @@ final class FunctionProcess: Sendable {
     /// next matters).
     func kill() {
         guard isRunning else { return }
-        signalled.withLock { $0 = true }
         Glibc.kill(-pid, SIGKILL)
     }
-
-    /// Whether Hearth itself signalled the child.
-    var wasSignalled: Bool { signalled.withLock { $0 } }
 }

@@ -134,8 +134,16 @@ package struct Committer: Sendable {
         let ownership = data.ownership
         // Documents keep their owner, group and mode; new ones get the parent's group and
         // `fileMode` (``FileOwnership``). Hearth's own files under .hearth/ are 0640.
+        var newFileTargets: [String: FileOwnership.Target] = [:]
+        for item in items where item.isDocument && item.bytes != nil {
+            let dir = FileIO.directoryName(item.path)
+            if newFileTargets[dir] == nil { newFileTargets[dir] = ownership.newFileTarget(inDirectory: dir) }
+        }
+        let newFile = newFileTargets
         let target: @Sendable (Int) -> FileOwnership.Target? = { i in
-            items[i].isDocument ? ownership.target(forFile: items[i].path) : nil
+            guard items[i].isDocument else { return nil }
+            let path = items[i].path
+            return ownership.target(forFile: path, newFile: newFile[FileIO.directoryName(path)] ?? ownership.newFileTarget(inDirectory: FileIO.directoryName(path)))
         }
         guard items.count > Committer.batchSyncThreshold else {
             for (i, item) in items.enumerated() {

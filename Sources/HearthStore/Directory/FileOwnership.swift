@@ -34,16 +34,19 @@ package struct FileOwnership: Sendable, Equatable {
     }
 
     /// The owner, group and mode for a document written at `path`: those of the file there,
-    /// else those for a new file in its directory.
-    package func target(forFile path: String) -> Target {
+    /// else `newFile` (``newFileTarget(inDirectory:)`` of its directory, which a commit works
+    /// out once per directory, not once per file).
+    package func target(forFile path: String, newFile: @autoclosure () -> Target) -> Target {
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
             return Target(uid: st.st_uid, gid: st.st_gid, mode: UInt32(st.st_mode) & 0o7777)
         }
-        return newFileTarget(inDirectory: FileIO.directoryName(path))
+        return newFile()
     }
 
-    func newFileTarget(inDirectory dir: String) -> Target {
+    /// The owner, group and mode of a new file in `dir`: the directory's group (and, as root,
+    /// its owner) and `fileMode`.
+    package func newFileTarget(inDirectory dir: String) -> Target {
         var st = stat()
         guard stat(dir, &st) == 0 else { return Target(uid: nil, gid: nil, mode: fileMode) }
         return Target(uid: Self.process.canChangeOwner ? st.st_uid : nil, gid: st.st_gid, mode: fileMode)
