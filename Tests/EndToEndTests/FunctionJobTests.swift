@@ -287,4 +287,20 @@ struct FunctionJobTests {
             #expect(score <= 1.5, "\(unit): \(score)")
         }
     }
+
+    /// A command job's commit is the runner's: SIGKILLed anywhere in a run of expire-gigs, the
+    /// data is afterwards exactly as before or exactly as after an uninterrupted run.
+    @Test func aSigkillDuringACommandJobsRunLeavesAllBeforeOrAllAfter() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 40
+        let reference = s.path + "/reference"
+        try FileManager.default.copyItem(atPath: s.path + "/d", toPath: reference)
+        // A slow commit (20 ms a step over its few files) so that many kills land inside it.
+        var killer = KillDuringCommit(args: ["run", "expire-gigs", "--config", s.path + "/hearth.toml", "--now", Self.now])
+        killer.environment = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "20000"]
+        _ = try await killer
+            .run(pristine: s.path + "/d", reference: reference, scratch: s.path, iterations: iterations)
+    }
 }
