@@ -9,10 +9,13 @@ let upcoming: [SwiftSetting] = [
 
 let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let metrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 
 /// The layers, arrows pointing down (see docs/architecture.md):
 ///
 ///     hearth, hearth-bench           executables (CLI)
+///     HearthServer                   the daemon's HTTP endpoint: metrics, health, status page
 ///     HearthHost                     config, runner, scheduler daemon, plan report
 ///     HearthOutbound                 outbox delivery, webhooks, push providers
 ///     HearthStore  HearthHTTP  HearthSchedule
@@ -30,6 +33,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The daemon's HTTP endpoint and its metrics (docs/operations/monitoring.md); traits
+        // off: no swift-configuration, nothing the server does needs them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -57,16 +66,27 @@ let package = Package(
             name: "HearthHost",
             dependencies: [
                 "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "CSpawn", log, lifecycle,
+                metrics, prometheus,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Sources/HearthHost",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "HearthServer",
+            dependencies: [
+                "HearthKit", "HearthStore", "HearthSchedule", "HearthHost", log, lifecycle, prometheus,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/HearthServer",
             swiftSettings: upcoming
         ),
         .target(name: "Jobs", dependencies: ["HearthKit"], path: "Jobs", swiftSettings: upcoming),
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "Jobs", log,
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthServer", "Jobs", log,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth",

@@ -42,6 +42,19 @@ package protocol StorageBackend: DocumentStore {
 
     /// Saves the scheduler's last handled slot of a job.
     func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws
+
+    // Paused jobs (docs/operations/monitoring.md#pause-and-resume): written by `hearth pause` /
+    // `hearth resume` and by the daemon (`pauseAfterFailures`); a running daemon reads them
+    // about once a second, so `pauses()` must be cheap when nothing is paused.
+
+    /// Every paused job, by name (empty: none).
+    func pauses() throws -> [String: JobPause]
+
+    /// Pauses `pause.job`, replacing an earlier pause of it (its note and time).
+    func setPause(_ pause: JobPause) throws
+
+    /// Resumes `job`; nothing happens when it is not paused.
+    func clearPause(job: String) throws
 }
 
 /// A held backend lock; released by `release()` or when the holder goes away.

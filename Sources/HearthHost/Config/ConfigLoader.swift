@@ -84,6 +84,10 @@ package struct ConfigLoader: Sendable {
             if let n = try t.integer("concurrency", min: 1) { config.outbox.concurrency = Int(n) }
             try t.finish()
         }
+        if var t = try r.table("server") {
+            config.server = try readServer(&t, file: file, warnings: &config.warnings)
+            try t.finish()
+        }
         if var t = try r.table("store") {
             if let m = try t.mode("fileMode", max: 0o777) { config.store.fileMode = m }
             if let m = try t.mode("dirMode", max: 0o7777) { config.store.dirMode = m }
@@ -250,7 +254,27 @@ package struct ConfigLoader: Sendable {
         if let d = try t.duration("catchUpWindow") { p.catchUpWindow = d }
         if let d = try t.duration("jitter") { p.jitter = d }
         if let s = try t.choice("onInvalidDocument", InvalidDocumentPolicy.self) { p.onInvalidDocument = s }
+        if let n = try t.integer("pauseAfterFailures", min: 1, max: 1000) { p.pauseAfterFailures = Int(n) }
         return p
+    }
+
+    /// `[server]` (docs/operations/monitoring.md#the-endpoint): a loopback `listen` address
+    /// needs nothing more; any other needs `tokenFile` or `tokenEnv`.
+    private func readServer(_ t: inout TableReader, file: String, warnings: inout [String]) throws(ConfigError) -> ServerConfig? {
+        let tokenFile = try t.secretFile("tokenFile", warnings: &warnings)
+        let tokenEnv = try t.string("tokenEnv")
+        guard let listen = try t.string("listen") else {
+            throw t.missing("listen", "the address the daemon's HTTP endpoint listens on, e.g. \"127.0.0.1:9464\"")
+        }
+        let line = t.table["listen"]?.line
+        guard let (host, port) = ServerConfig.parseListen(listen) else {
+            throw ConfigError(file: file, line: line, "[server] listen: invalid value \(JSONWriter.quoted(listen)); expected HOST:PORT, e.g. \"127.0.0.1:9464\" or \"[::1]:9464\" (port 0–65535)")
+        }
+        let server = ServerConfig(host: host, port: port, tokenFile: tokenFile, tokenEnv: tokenEnv)
+        if !server.isLoopback, tokenFile == nil, tokenEnv == nil {
+            throw ConfigError(file: file, line: line, "[server] listen = \(JSONWriter.quoted(listen)) is not a loopback address, and no token is set: anyone who can reach it could read the status page and the metrics. Set [server] tokenFile (a file holding a bearer token) or tokenEnv (an environment variable), or listen on 127.0.0.1")
+        }
+        return server
     }
 
     private func readPush(_ t: inout TableReader, warnings: inout [String]) throws(ConfigError) -> PushConfig {

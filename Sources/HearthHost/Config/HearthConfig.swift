@@ -26,6 +26,8 @@ package struct HearthConfig: Sendable {
     package var webhooks: [WebhookConfig] = []
     package var outbox = OutboxConfig()
     package var http = HTTPConfig()
+    /// `[server]`: the daemon's HTTP endpoint (nil: off).
+    package var server: ServerConfig?
     /// `[store] fileMode` / `dirMode`: modes of new documents and collection directories.
     package var store = FileOwnership()
     /// `[scheduler] allowSecondIntervals`: accept `every N seconds` (for tests only).

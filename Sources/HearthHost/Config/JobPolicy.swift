@@ -14,6 +14,9 @@ package struct JobPolicy: Sendable, Equatable {
     package var catchUpWindow: Duration = .seconds(86_400)
     package var jitter: Duration = .zero
     package var onInvalidDocument: InvalidDocumentPolicy = .skip
+    /// After this many failed attempts in a row the daemon pauses the job and queues a
+    /// `job.paused` event (docs/operations/monitoring.md#pauseafterfailures); nil: never.
+    package var pauseAfterFailures: Int?
 
     package init() {}
 }

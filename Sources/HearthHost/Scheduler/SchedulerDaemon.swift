@@ -39,6 +39,11 @@ import HearthHTTP
 ///   starts, queued and delayed runs are dropped, running ones may finish within
 ///   `shutdownGrace`, then they are cancelled (a cancelled run commits nothing) and `run()`
 ///   returns normally. Task cancellation stops at once, cancelling running jobs.
+/// - **Pause** (docs/operations/monitoring.md#pause-and-resume): the paused jobs are read from
+///   the backend at start and every ``Options/pausePollInterval``; a paused job's slots are
+///   recorded as `skipped-paused` (a running attempt finishes; queued runs and retries are
+///   dropped). With `pauseAfterFailures = N` the daemon pauses a job itself after N failed
+///   attempts in a row and queues a `job.paused` event.
 /// - **Reload** (``reload()``, on SIGHUP): the configuration is read again; if it is invalid
 ///   the old one stays and the reason is logged. A job whose schedule or zone changed starts
 ///   afresh from now; a disabled job gets no new slots (a running attempt finishes).
@@ -48,6 +53,9 @@ package actor SchedulerDaemon: Service {
     package struct Options: Sendable {
         /// A slot reached later than this after its time counts as missed (see `catchUp`).
         package var missedAfter: Duration = .seconds(60)
+        /// How often the paused jobs are read from the backend (`hearth pause` / `resume` from
+        /// another process take effect within it).
+        package var pausePollInterval: Duration = .seconds(1)
         package init() {}
     }
 
@@ -97,7 +105,19 @@ package actor SchedulerDaemon: Service {
     let reloadSource: (@Sendable () throws -> HearthConfig)?
     let logger: Logger
     let stateStore: SchedulerStateStore
+    let metrics: DaemonMetrics?
     var random: AnyRandomNumberGenerator
+
+    /// Paused jobs as last read from the backend.
+    var pauses: [String: JobPause] = [:]
+    /// Failed attempts in a row per job (from the run history at start), for `pauseAfterFailures`.
+    var consecutiveFailures: [String: Int] = [:]
+    /// Per job, the newest record and the end of the newest success (from the run history at start).
+    var lastRecords: [String: RunRecord] = [:]
+    var lastSuccess: [String: Date] = [:]
+    var startedAt: Date?
+    var loopAlive = false
+    var pauseWatcherTask: Task<Void, Never>?
 
     package private(set) var config: HearthConfig
     var jobs: [String: JobState] = [:]
@@ -116,12 +136,13 @@ package actor SchedulerDaemon: Service {
     ///   - pinger: run monitoring for jobs with `pingUrl`; nil: no pings.
     ///   - outbox: delivers the messages runs commit (see ``DaemonOutbox``); nil: not delivered here.
     ///   - notifier: `sd_notify` target; nil when not under systemd.
+    ///   - metrics: where runs, skipped slots and the gauges are recorded; nil: nowhere.
     /// - Throws: ``ConfigError`` when an enabled job's schedule is invalid.
     package init(
         config: HearthConfig, data: DataDirectory, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), pinger: RunPinger? = nil,
         outbox: (any DaemonOutbox)? = nil, notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
-        options: Options = Options(), logger: Logger = Logger(label: "hearth")
+        options: Options = Options(), metrics: DaemonMetrics? = nil, logger: Logger = Logger(label: "hearth")
     ) throws(ConfigError) {
         _ = try Self.schedules(for: config)
         self.config = config
@@ -136,6 +157,7 @@ package actor SchedulerDaemon: Service {
         self.options = options
         self.logger = logger
         self.stateStore = SchedulerStateStore(data: data)
+        self.metrics = metrics
         (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .unbounded)
     }
 
@@ -251,7 +273,11 @@ package actor SchedulerDaemon: Service {
     func runLoop() async throws {
         guard !started else { return }
         started = true
+        loopAlive = true
+        defer { loopAlive = false }
+        startedAt = clock.now()
         setUp(now: clock.now())
+        startPauseWatcher()
         let names = jobs.keys.sorted()
         notifier?.notify("READY=1\nSTATUS=scheduling \(names.count) job(s)")
         logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "dataDir": "\(data.root)"])
@@ -275,6 +301,11 @@ package actor SchedulerDaemon: Service {
     func setUp(now: Date) {
         if outbox != nil { outboxDue = now }
         let schedules = (try? Self.schedules(for: config)) ?? [:]
+        do { pauses = try data.pauses() } catch {
+            logger.error("cannot read the paused jobs; none is taken as paused until they can be read: \(error)")
+        }
+        metrics?.prepare(jobs: config.jobs.keys.sorted())
+        for name in config.jobs.keys { loadHistory(name) }
         for (name, (jc, schedule)) in schedules {
             var last = now
             if let saved = stateStore.load(job: name) {
@@ -331,6 +362,7 @@ package actor SchedulerDaemon: Service {
         let lateBound = now - options.missedAfter
         var due: [Date]
         if next < windowStart {
+            metrics?.slotsSkipped(job: name, reason: .outsideWindow, count: j.schedule.slots(from: next, through: windowStart, in: zone, limit: 100_000).count)
             logger.notice("slots missed before the catch-up window are not caught up", metadata: [
                 "job": "\(name)", "from": "\(Timestamp.format(next))", "windowStart": "\(Timestamp.format(windowStart))",
                 "catchUpWindow": "\(DurationFormat.format(policy.catchUpWindow))",
@@ -339,6 +371,14 @@ package actor SchedulerDaemon: Service {
         } else {
             due = j.schedule.slots(from: next, through: now, in: zone)
             if due.first != next { due.insert(next, at: 0) }
+        }
+        if pauses[name] != nil {
+            recordSkips(name, due, status: .skippedPaused, now: now)
+            j.lastSlot = due.last ?? windowStart
+            j.nextSlot = j.schedule.nextFire(after: j.lastSlot, in: zone)
+            jobs[name] = j
+            persist(name)
+            return
         }
         // Only the latest due slot can be on time: when several are due at once the daemon was
         // not awake for the earlier ones (stopped, asleep, clock jump), however recent they are.
@@ -413,16 +453,23 @@ package actor SchedulerDaemon: Service {
         guard !slots.isEmpty else { return }
         let history = RunHistory(data: data, limit: config.historyLimit)
         let kept = slots.suffix(config.historyLimit)
+        switch status {
+        case .skippedOverlap: metrics?.slotsSkipped(job: name, reason: .overlap, count: slots.count)
+        case .skippedCatchUp: metrics?.slotsSkipped(job: name, reason: .catchUp, count: slots.count)
+        case .skippedPaused: metrics?.slotsSkipped(job: name, reason: .paused, count: slots.count)
+        default: break
+        }
         if kept.count < slots.count {
             logger.notice("only the newest \(kept.count) of \(slots.count) skipped slots are recorded (historyLimit)", metadata: ["job": "\(name)"])
         }
         for slot in kept {
             let record = RunRecord(
-                runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedOverlap ? .schedule : .catchUp,
+                runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedCatchUp ? .catchUp : .schedule,
                 logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
             do { try history.write(record) } catch {
                 logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
             }
+            lastRecords[name] = record
             emit(.skipped(job: name, logicalTime: slot, status: status))
         }
         try? history.prune(job: name)
@@ -430,7 +477,7 @@ package actor SchedulerDaemon: Service {
 
     /// Starts the job's next queued run, or its delayed one when its time has come.
     func startNext(_ name: String, now: Date) {
-        guard !stopping, var j = jobs[name] else { return }
+        guard !stopping, pauses[name] == nil, var j = jobs[name] else { return }
         if j.active == nil, !j.queue.isEmpty {
             let pending = j.queue.removeFirst()
             let delay = pending.trigger == .retry ? Duration.zero : RetryBackoff.jitter(j.config.policy.jitter, using: &random)
@@ -504,13 +551,24 @@ package actor SchedulerDaemon: Service {
             logger.notice("run \(record.status.rawValue)", metadata: metadata)
         }
         emit(.finished(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt, status: record.status))
+        metrics?.runFinished(record)
+        lastRecords[name] = record
+        if record.status.isFailure {
+            consecutiveFailures[name, default: 0] += 1
+        } else {
+            consecutiveFailures[name] = 0
+            lastSuccess[name] = record.end
+        }
+        if record.status.isFailure, pauses[name] == nil, let limit = j.config.policy.pauseAfterFailures, consecutiveFailures[name, default: 0] >= limit {
+            pauseAfterFailures(name, record: record, failures: consecutiveFailures[name, default: 0])
+        }
         if outbox != nil {
             // The run may have committed messages (its own, or the runner's job.succeeded /
             // job.failed events): a pass now (cheap when the outbox is empty).
             let now = clock.now()
             outboxDue = min(outboxDue ?? now, now)
         }
-        if record.status.isFailure, !stopping, j.enabled, pending.attempt <= j.config.policy.retries {
+        if record.status.isFailure, !stopping, j.enabled, pauses[name] == nil, pending.attempt <= j.config.policy.retries {
             let policy = j.config.policy
             let delay = RetryBackoff.delay(retry: pending.attempt, min: policy.backoffMin, max: policy.backoffMax, using: &random)
             let at = clock.now() + delay
@@ -546,6 +604,8 @@ package actor SchedulerDaemon: Service {
     // MARK: - Stopping
 
     func drain() async {
+        pauseWatcherTask?.cancel()
+        pauseWatcherTask = nil
         for name in jobs.keys.sorted() {
             guard var j = jobs[name] else { continue }
             var dropped = j.queue.count
@@ -642,7 +702,7 @@ extension RunRecord.Status {
     package var isFailure: Bool {
         switch self {
         case .failed, .conflict, .cancelled: true
-        case .succeeded, .succeededWithWarnings, .skippedOverlap, .skippedCatchUp: false
+        case .succeeded, .succeededWithWarnings, .skippedOverlap, .skippedCatchUp, .skippedPaused: false
         }
     }
 }

@@ -18,12 +18,16 @@ package enum SchedulerEvent: Sendable, Equatable {
     case delayed(job: String, logicalTime: Date, until: Date)
     case started(job: String, logicalTime: Date, trigger: RunRecord.Trigger, attempt: Int)
     case finished(job: String, logicalTime: Date, trigger: RunRecord.Trigger, attempt: Int, status: RunRecord.Status)
-    /// A slot recorded as `skipped-overlap` or `skipped-catch-up`.
+    /// A slot recorded as `skipped-overlap`, `skipped-catch-up` or `skipped-paused`.
     case skipped(job: String, logicalTime: Date, status: RunRecord.Status)
     /// A failed attempt will be retried at `at`.
     case retryScheduled(job: String, logicalTime: Date, attempt: Int, at: Date)
     /// An outbox delivery pass ended; the next one is due at `nextDue` (nil: nothing pending).
     case outboxPassed(nextDue: Date?)
+    /// The job was paused (read from the backend, or by `pauseAfterFailures`).
+    case paused(job: String)
+    /// The job was resumed.
+    case resumed(job: String)
     case reloaded
     case reloadFailed(reason: String)
     /// Graceful stop: nothing new starts; `running` may finish until `deadline`.

@@ -22,18 +22,26 @@ package struct RunnerJobRunner: SchedulerJobRunner {
     /// Outbound HTTP for jobs that call out.
     package let http: (any HTTPTransport)?
     package let logger: Logger
+    /// Keeps each run's plan report for the status page; nil: not kept.
+    package let plans: PlanCache?
 
-    package init(data: DataDirectory, registry: JobRegistry, clock: any HearthClock = SystemClock(), http: (any HTTPTransport)? = nil, logger: Logger = Logger(label: "hearth")) {
+    package init(
+        data: DataDirectory, registry: JobRegistry, clock: any HearthClock = SystemClock(), http: (any HTTPTransport)? = nil,
+        logger: Logger = Logger(label: "hearth"), plans: PlanCache? = nil
+    ) {
         self.data = data
         self.registry = registry
         self.clock = clock
         self.http = http
         self.logger = logger
+        self.plans = plans
     }
 
     package func run(job: String, options: RunOptions, config: HearthConfig) async throws -> RunRecord {
         let environment = JobEnvironment(notificationTypes: config.notificationTypes, http: http, pushProvider: config.push.provider)
         let runner = Runner(config: config, data: data, registry: registry, clock: clock, environment: environment, logger: logger)
-        return try await runner.run(job, options: options).record
+        let outcome = try await runner.run(job, options: options)
+        plans?.add(outcome.plan, runID: outcome.record.runID)
+        return outcome.record
     }
 }

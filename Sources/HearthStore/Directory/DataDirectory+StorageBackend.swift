@@ -88,4 +88,16 @@ extension DataDirectory: StorageBackend {
     package func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws {
         try SchedulerStateStore(data: self).save(entry)
     }
+
+    package func pauses() throws -> [String: JobPause] {
+        try PauseStore(data: self).load()
+    }
+
+    package func setPause(_ pause: JobPause) throws {
+        try PauseStore(data: self).save(pause)
+    }
+
+    package func clearPause(job: String) throws {
+        try PauseStore(data: self).remove(job: job)
+    }
 }

@@ -10,6 +10,8 @@ package struct RunRecord: Sendable, Equatable {
         case failed, cancelled
         case skippedOverlap = "skipped-overlap"
         case skippedCatchUp = "skipped-catch-up"
+        /// A slot that came while the job was paused (docs/operations/monitoring.md#pause-and-resume).
+        case skippedPaused = "skipped-paused"
         case conflict
     }
 

@@ -19,7 +19,7 @@ extension Hearth {
         @Option(help: "At most this many records.")
         var limit: Int = 20
 
-        @Option(help: "Only runs with this status (succeeded, succeeded-with-warnings, failed, cancelled, skipped-overlap, skipped-catch-up, conflict).")
+        @Option(help: "Only runs with this status (succeeded, succeeded-with-warnings, failed, cancelled, skipped-overlap, skipped-catch-up, skipped-paused, conflict).")
         var status: String?
 
         @OptionGroup var listing: ListingFormat

@@ -1,0 +1,146 @@
+import Foundation
+import CoreMetrics
+package import Prometheus
+import HearthKit
+package import HearthStore
+
+/// The daemon's Prometheus metrics (docs/operations/monitoring.md#metrics), recorded through
+/// swift-metrics into a ``PrometheusCollectorRegistry`` this object owns: nothing is
+/// bootstrapped process-wide, so several daemons (in tests) keep their numbers apart.
+///
+/// Counters and histograms move as things happen (``runFinished(_:)``,
+/// ``slotsSkipped(job:status:count:)``, ``outboxAttempt(kind:result:duration:)``); gauges are set
+/// from a ``DaemonStatus`` and the outbox just before each scrape (``update(_:outbox:)``), so
+/// after a restart they come back from the run history the daemon reads at start. Labels carry
+/// job names, statuses, triggers, reasons, actions and message kinds only: never a user id, a
+/// token or a URL.
+package final class DaemonMetrics: Sendable {
+    package enum Name {
+        static let runs = "hearth_job_runs_total"
+        static let duration = "hearth_job_duration_seconds"
+        static let lastSuccess = "hearth_job_last_success_timestamp_seconds"
+        static let nextRun = "hearth_job_next_run_timestamp_seconds"
+        static let running = "hearth_job_running"
+        static let paused = "hearth_job_paused"
+        static let missed = "hearth_schedule_missed_total"
+        static let documents = "hearth_documents_written_total"
+        static let outboxPending = "hearth_outbox_pending"
+        static let outboxDead = "hearth_outbox_dead"
+        static let deliveries = "hearth_outbox_deliveries_total"
+        static let deliverySeconds = "hearth_outbox_delivery_seconds"
+    }
+
+    /// `reason` of `hearth_schedule_missed_total`.
+    package enum MissedReason: String, Sendable, CaseIterable {
+        case overlap, catchUp = "catch-up", paused, outsideWindow = "outside-window"
+    }
+
+    /// `result` of `hearth_outbox_deliveries_total`: one per delivery attempt of a message.
+    package enum DeliveryResult: String, Sendable, CaseIterable {
+        case delivered, retry, dead, dropped
+    }
+
+    package static let kinds = ["event", "push"]
+
+    package let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+
+    package init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Name.duration] = [
+            .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5), .seconds(15), .seconds(30), .seconds(60),
+            .seconds(120), .seconds(300), .seconds(600), .seconds(1200), .seconds(1800), .seconds(3600),
+        ]
+        factory.durationHistogramBuckets[Name.deliverySeconds] = [
+            .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30),
+        ]
+        self.factory = factory
+        for kind in Self.kinds {
+            for result in DeliveryResult.allCases { _ = counter(Name.deliveries, [("kind", kind), ("result", result.rawValue)]) }
+            _ = timer(Name.deliverySeconds, [("kind", kind)])
+            gauge(Name.outboxPending, [("kind", kind)]).record(0)
+            gauge(Name.outboxDead, [("kind", kind)]).record(0)
+        }
+    }
+
+    func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+    }
+
+    func gauge(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Gauge {
+        CoreMetrics.Gauge(label: name, dimensions: labels, factory: factory)
+    }
+
+    func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
+    }
+
+    /// Creates every job's series at zero, so each family is there from the first scrape and a
+    /// counter's first increase is seen as one (docs/operations/monitoring.md#metrics).
+    package func prepare(jobs: [String]) {
+        for job in jobs {
+            for status in [RunRecord.Status.succeeded, .failed] {
+                _ = counter(Name.runs, [("job", job), ("status", status.rawValue), ("trigger", RunRecord.Trigger.schedule.rawValue)])
+            }
+            _ = timer(Name.duration, [("job", job)])
+            for reason in MissedReason.allCases { _ = counter(Name.missed, [("job", job), ("reason", reason.rawValue)]) }
+            for action in ["create", "update", "delete"] { _ = counter(Name.documents, [("job", job), ("action", action)]) }
+        }
+    }
+
+    /// A run the daemon made (any attempt, any status).
+    package func runFinished(_ record: RunRecord) {
+        counter(Name.runs, [("job", record.job), ("status", record.status.rawValue), ("trigger", record.trigger.rawValue)]).increment()
+        timer(Name.duration, [("job", record.job)]).recordSeconds(max(0, record.end.timeIntervalSince(record.start)))
+        guard !record.status.isFailure, !record.dryRun else { return }
+        for (action, n) in [("create", record.created), ("update", record.updated), ("delete", record.deleted)] where n > 0 {
+            counter(Name.documents, [("job", record.job), ("action", action)]).increment(by: n)
+        }
+    }
+
+    /// Slots not run: recorded as skipped (overlap, catch-up, paused) or older than the
+    /// catch-up window.
+    package func slotsSkipped(job: String, reason: MissedReason, count: Int) {
+        guard count > 0 else { return }
+        counter(Name.missed, [("job", job), ("reason", reason.rawValue)]).increment(by: count)
+    }
+
+    /// One delivery attempt of an outbox message.
+    package func outboxAttempt(kind: String, result: DeliveryResult, duration: Duration) {
+        counter(Name.deliveries, [("kind", kind), ("result", result.rawValue)]).increment()
+        timer(Name.deliverySeconds, [("kind", kind)]).recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// What the outbox holds, by kind (`event`, `push`).
+    package struct OutboxCounts: Sendable, Equatable {
+        package var pending: [String: Int] = [:]
+        package var dead: [String: Int] = [:]
+
+        package init(pending: [String: Int] = [:], dead: [String: Int] = [:]) {
+            self.pending = pending
+            self.dead = dead
+        }
+    }
+
+    /// Sets the gauges from the daemon's state and the outbox.
+    package func update(_ status: DaemonStatus, outbox: OutboxCounts) {
+        for job in status.jobs {
+            let labels = [("job", job.name)]
+            gauge(Name.lastSuccess, labels).record(job.lastSuccess?.timeIntervalSince1970 ?? 0)
+            gauge(Name.nextRun, labels).record(job.pause == nil ? job.nextFires.first?.timeIntervalSince1970 ?? 0 : 0)
+            gauge(Name.running, labels).record(job.running ? 1 : 0)
+            gauge(Name.paused, labels).record(job.pause == nil ? 0 : 1)
+        }
+        for kind in Set(Self.kinds).union(outbox.pending.keys).union(outbox.dead.keys) {
+            gauge(Name.outboxPending, [("kind", kind)]).record(outbox.pending[kind] ?? 0)
+            gauge(Name.outboxDead, [("kind", kind)]).record(outbox.dead[kind] ?? 0)
+        }
+    }
+
+    /// The Prometheus text exposition of every metric.
+    package func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import HearthKit
+import HearthStore
+import HearthSchedule
+import HearthOutbound
+
+/// Pause and resume (docs/operations/monitoring.md#pause-and-resume), `pauseAfterFailures`, and
+/// what the status page and the gauges read.
+extension SchedulerDaemon {
+    /// The `job.paused` event type.
+    static let pausedEvent = "job.paused"
+
+    /// Reads the paused jobs every ``Options/pausePollInterval`` on the daemon's clock (the
+    /// manual one in tests), off the actor.
+    func startPauseWatcher() {
+        let (clock, data, interval) = (self.clock, self.data, DurationFormat.seconds(options.pausePollInterval))
+        pauseWatcherTask = Task {
+            while !Task.isCancelled {
+                do { try await clock.sleep(until: clock.now().addingTimeInterval(interval)) } catch { return }
+                let read = try? await BlockingIO.run { () throws(any Error) in try data.pauses() }
+                if let read { self.pausesRead(read) }
+            }
+        }
+    }
+
+    /// Applies a fresh reading of the paused jobs.
+    func pausesRead(_ read: [String: JobPause]) {
+        guard read != pauses else { return }
+        let before = pauses
+        pauses = read
+        for name in read.keys.sorted() where before[name] == nil {
+            dropWaitingRuns(name)
+            logger.notice("job paused; its slots are recorded as skipped-paused until `hearth resume \(name)`", metadata: ["job": "\(name)", "note": "\(read[name]?.note ?? "")"])
+            emit(.paused(job: name))
+        }
+        for name in before.keys.sorted() where read[name] == nil {
+            logger.notice("job resumed", metadata: ["job": "\(name)", "next": "\(jobs[name]?.nextSlot.map(Timestamp.format) ?? "none")"])
+            emit(.resumed(job: name))
+        }
+        nudge()
+    }
+
+    /// Queued runs, delayed starts and pending retries of a job that was just paused; a running
+    /// attempt finishes.
+    func dropWaitingRuns(_ name: String) {
+        guard var j = jobs[name] else { return }
+        var dropped = j.queue.count
+        j.queue.removeAll()
+        if case .waiting? = j.active?.phase {
+            j.active = nil
+            dropped += 1
+        }
+        jobs[name] = j
+        if dropped > 0 { logger.notice("paused: \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
+    }
+
+    /// Pauses a job that failed `failures` times in a row, and queues `job.paused` when a webhook
+    /// endpoint subscribes to it.
+    func pauseAfterFailures(_ name: String, record: RunRecord, failures: Int) {
+        let now = clock.now()
+        let error = (record.error ?? record.status.rawValue).split(separator: "\n").first.map(String.init) ?? ""
+        let pause = JobPause(
+            job: name, note: "paused after \(failures) failed runs in a row; last: \(error)", pausedAt: now, pausedBy: "pauseAfterFailures")
+        do { try data.setPause(pause) } catch {
+            logger.error("cannot save the pause; the job is paused until the daemon stops: \(error)", metadata: ["job": "\(name)"])
+        }
+        pauses[name] = pause
+        dropWaitingRuns(name)
+        logger.warning("job paused after \(failures) failed runs in a row (pauseAfterFailures); `hearth resume \(name)` resumes it", metadata: ["job": "\(name)", "run": "\(record.runID)"])
+        emit(.paused(job: name))
+        guard config.webhooks.contains(where: { $0.events.isEmpty || $0.events.contains(Self.pausedEvent) }) else { return }
+        let event = Self.pausedMessage(pause, record: record, failures: failures)
+        let data = self.data
+        let logger = self.logger
+        Task {
+            do { try await data.enqueue(event, job: name, runID: record.runID, createdAt: now) } catch {
+                logger.error("could not queue the job.paused event: \(error)", metadata: ["job": "\(name)"])
+            }
+            self.eventQueued()
+        }
+    }
+
+    /// `job.paused`: `{job, pausedAt, pausedBy, note, consecutiveFailures, runId, status, error}`,
+    /// id `job.paused-<job>-<runId>` (the run that made it pause).
+    static func pausedMessage(_ pause: JobPause, record: RunRecord, failures: Int) -> OutboxMessage {
+        var data = JSONObject([
+            ("job", .string(pause.job)), ("pausedAt", Timestamp.json(pause.pausedAt)), ("pausedBy", .string(pause.pausedBy)),
+            ("note", .string(pause.note ?? "")), ("consecutiveFailures", .int(Int64(failures))), ("runId", .string(record.runID)),
+            ("status", .string(record.status.rawValue)),
+        ])
+        data["error"] = record.error.map { .string($0) } ?? .null
+        return .event(pausedEvent, id: "\(pausedEvent)-\(pause.job)-\(record.runID)", data: data)
+    }
+
+    func eventQueued() {
+        guard outbox != nil else { return }
+        let now = clock.now()
+        outboxDue = min(outboxDue ?? now, now)
+        nudge()
+    }
+
+    /// The newest record, the newest success and the failures in a row, from the run history.
+    func loadHistory(_ name: String) {
+        guard let records = try? data.runRecords(job: name, status: nil, limit: nil) else { return }
+        lastRecords[name] = records.first
+        lastSuccess[name] = records.first { $0.status == .succeeded || $0.status == .succeededWithWarnings }?.end
+        var failures = 0
+        for r in records where !r.dryRun {
+            if r.status.isFailure { failures += 1 } else if r.status == .succeeded || r.status == .succeededWithWarnings { break }
+        }
+        consecutiveFailures[name] = failures
+    }
+
+    /// Every configured job with its next `fireCount` slots, its pause and its latest results.
+    package func status(fireCount: Int = 3) -> DaemonStatus {
+        var out: [DaemonStatus.Job] = []
+        for name in config.jobs.keys.sorted() {
+            guard let jc = config.jobs[name] else { continue }
+            let state = jobs[name]
+            var fires: [Date] = []
+            if let state, state.enabled, var next = state.nextSlot {
+                while fires.count < fireCount {
+                    fires.append(next)
+                    guard let after = state.schedule.nextFire(after: next, in: jc.timeZone) else { break }
+                    next = after
+                }
+            }
+            out.append(DaemonStatus.Job(
+                name: name, schedule: jc.schedule, timeZone: jc.timeZone, enabled: state?.enabled ?? false, nextFires: fires,
+                running: state?.isRunning ?? false, pause: pauses[name], lastRecord: lastRecords[name], lastSuccess: lastSuccess[name],
+                consecutiveFailures: consecutiveFailures[name] ?? 0))
+        }
+        return DaemonStatus(jobs: out, alive: loopAlive, stopping: stopping, startedAt: startedAt, configFile: config.file)
+    }
+}
