@@ -75,6 +75,8 @@ package struct OutboxDeliverer: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
     let remover: PushTokenRemover
+    /// Told about every delivery attempt of a message (for the daemon's metrics); nil: nobody.
+    package var observer: (@Sendable (OutboxAttemptObservation) -> Void)?
 
     /// - Parameters:
     ///   - transport: the HTTP client for webhooks (``CurlHTTPClient`` in production).
@@ -267,8 +269,25 @@ package struct OutboxDeliverer: Sendable {
         case retrying(tokensRemoved: Int, endpointsDisabled: Int)
     }
 
-    /// Attempts every pending target of `envelope` once (when due) and updates its state.
+    /// ``attempt(_:now:pass:)``, timed and reported to ``observer``.
     func advance(_ envelope: inout OutboxEnvelope, now: Date, pass: Pass) async -> Step {
+        guard let observer else { return await attempt(&envelope, now: now, pass: pass) }
+        let started = ContinuousClock.now
+        let step = await attempt(&envelope, now: now, pass: pass)
+        let result: OutboxAttemptObservation.Result
+        switch step {
+        case .notDue: return step
+        case .finished(nil, _, _): result = .delivered
+        case .finished(.dead?, _, _): result = .dead
+        case .finished: result = .dropped
+        case .retrying: result = .retry
+        }
+        observer(OutboxAttemptObservation(kind: envelope.kind?.rawValue ?? "unknown", result: result, duration: ContinuousClock.now - started))
+        return step
+    }
+
+    /// Attempts every pending target of `envelope` once (when due) and updates its state.
+    func attempt(_ envelope: inout OutboxEnvelope, now: Date, pass: Pass) async -> Step {
         guard let kind = envelope.kind else { return .finished(.dead, tokensRemoved: 0, endpointsDisabled: 0) }
         if envelope.dueAt > now { return .notDue(envelope.dueAt) }
 

@@ -3,13 +3,14 @@ import CoreMetrics
 package import Prometheus
 import HearthKit
 package import HearthStore
+package import HearthOutbound
 
 /// The daemon's Prometheus metrics (docs/operations/monitoring.md#metrics), recorded through
 /// swift-metrics into a ``PrometheusCollectorRegistry`` this object owns: nothing is
 /// bootstrapped process-wide, so several daemons (in tests) keep their numbers apart.
 ///
 /// Counters and histograms move as things happen (``runFinished(_:)``,
-/// ``slotsSkipped(job:status:count:)``, ``outboxAttempt(kind:result:duration:)``); gauges are set
+/// ``slotsSkipped(job:reason:count:)``, ``outboxAttempt(_:)``); gauges are set
 /// from a ``DaemonStatus`` and the outbox just before each scrape (``update(_:outbox:)``), so
 /// after a restart they come back from the run history the daemon reads at start. Labels carry
 /// job names, statuses, triggers, reasons, actions and message kinds only: never a user id, a
@@ -35,11 +36,6 @@ package final class DaemonMetrics: Sendable {
         case overlap, catchUp = "catch-up", paused, outsideWindow = "outside-window"
     }
 
-    /// `result` of `hearth_outbox_deliveries_total`: one per delivery attempt of a message.
-    package enum DeliveryResult: String, Sendable, CaseIterable {
-        case delivered, retry, dead, dropped
-    }
-
     package static let kinds = ["event", "push"]
 
     package let registry: PrometheusCollectorRegistry
@@ -58,7 +54,7 @@ package final class DaemonMetrics: Sendable {
         ]
         self.factory = factory
         for kind in Self.kinds {
-            for result in DeliveryResult.allCases { _ = counter(Name.deliveries, [("kind", kind), ("result", result.rawValue)]) }
+            for result in OutboxAttemptObservation.Result.allCases { _ = counter(Name.deliveries, [("kind", kind), ("result", result.rawValue)]) }
             _ = timer(Name.deliverySeconds, [("kind", kind)])
             gauge(Name.outboxPending, [("kind", kind)]).record(0)
             gauge(Name.outboxDead, [("kind", kind)]).record(0)
@@ -107,10 +103,11 @@ package final class DaemonMetrics: Sendable {
         counter(Name.missed, [("job", job), ("reason", reason.rawValue)]).increment(by: count)
     }
 
-    /// One delivery attempt of an outbox message.
-    package func outboxAttempt(kind: String, result: DeliveryResult, duration: Duration) {
-        counter(Name.deliveries, [("kind", kind), ("result", result.rawValue)]).increment()
-        timer(Name.deliverySeconds, [("kind", kind)]).recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    /// One delivery attempt of an outbox message (``OutboxDeliverer/observer``).
+    package func outboxAttempt(_ attempt: OutboxAttemptObservation) {
+        counter(Name.deliveries, [("kind", attempt.kind), ("result", attempt.result.rawValue)]).increment()
+        let d = attempt.duration.components
+        timer(Name.deliverySeconds, [("kind", attempt.kind)]).recordNanoseconds(d.seconds * 1_000_000_000 + d.attoseconds / 1_000_000_000)
     }
 
     /// What the outbox holds, by kind (`event`, `push`).

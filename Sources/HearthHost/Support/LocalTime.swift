@@ -1,9 +1,9 @@
-import Foundation
+package import Foundation
 import HearthKit
 
-/// Wall-clock rendering of an instant in a zone, for listings: `Mon 2026-11-23 00:05:00 -06:00`.
-enum LocalTime {
-    static func format(_ date: Date, in zone: TimeZone) -> String {
+/// Wall-clock rendering of an instant in a zone, for listings and the status page: `Mon 2026-11-23 00:05:00 -06:00`.
+package enum LocalTime {
+    package static func format(_ date: Date, in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)

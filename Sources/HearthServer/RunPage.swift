@@ -1,0 +1,39 @@
+import Foundation
+import HearthKit
+import HearthStore
+import HearthHost
+
+/// `GET /runs/{id}`: one run's record and, when this daemon made the run, its plan report
+/// (docs/operations/monitoring.md#the-status-page).
+struct RunPage {
+    var record: RunRecord
+    var plan: Plan?
+
+    func render() -> String {
+        let r = record
+        var body = "<p><a href=\"/\">← status</a></p><h1>\(HTML.escape(r.job)) · \(HTML.status(r.status.rawValue))</h1>"
+        let duration = DurationFormat.format(.milliseconds(Int64(max(0, r.end.timeIntervalSince(r.start)) * 1000)))
+        let rows: [[String]] = [
+            ["Run", "<code>\(HTML.escape(r.runID))</code>"], ["Job", HTML.escape(r.job)], ["Status", HTML.status(r.status.rawValue)],
+            ["Trigger", HTML.escape(r.trigger.rawValue)], ["Attempt", String(r.attempt)], ["Logical time", HTML.time(r.logicalTime)],
+            ["Start", HTML.time(r.start)], ["End", HTML.time(r.end)], ["Duration", HTML.escape(duration)],
+            ["Changes", "\(r.created) created, \(r.updated) updated, \(r.deleted) deleted; \(r.messagesQueued) messages queued"],
+            ["Documents read", String(r.documentsRead)], ["Dry run", r.dryRun ? "yes" : "no"],
+        ]
+        body += HTML.table(["Field", "Value"], rows, empty: "")
+        if let error = r.error { body += "<h2>Error</h2><pre>\(HTML.escape(error))</pre>" }
+        if !r.warnings.isEmpty {
+            body += "<h2>Warnings</h2><ul>" + r.warnings.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul>"
+        }
+        body += "<h2>Plan report</h2>"
+        if let plan {
+            body += "<pre>\(HTML.escape(plan.text(limit: 50, color: false)))</pre>"
+        } else {
+            body += "<p class=\"muted\">Not kept: the daemon keeps the plan reports of its last \(RunPage.kept) runs in memory; this run was made by the CLI, before the daemon started, or was a skipped slot. <code>hearth plan \(HTML.escape(r.job)) --now \(HTML.escape(Timestamp.format(r.logicalTime)))</code> shows what it would do now.</p>"
+        }
+        body += "<h2>Record</h2><pre>\(HTML.escape(JSONWriter.pretty(.object(r.json))))</pre>"
+        return HTML.page(title: "\(r.job) \(r.runID)", refresh: nil, body: body)
+    }
+
+    static let kept = 100
+}

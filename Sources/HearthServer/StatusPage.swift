@@ -1,0 +1,108 @@
+import Foundation
+import HearthKit
+import HearthStore
+import HearthHost
+
+/// `GET /` (docs/operations/monitoring.md#the-status-page): the jobs, the latest runs and the
+/// outbox, rendered on the server. Device tokens appear only redacted (``Plan/redact(_:)``),
+/// in the targets and inside error texts.
+struct StatusPage {
+    var status: DaemonStatus
+    var runs: [RunRecord]
+    var pending: [OutboxEnvelope]
+    var dead: [OutboxEnvelope]
+    var now: Date
+    /// How many outbox messages of each folder are listed (the counts cover all).
+    var listLimit = 50
+
+    func render() -> String {
+        var body = "<h1>Hearth</h1>"
+        body += "<p class=\"muted\">\(HTML.escape(Timestamp.format(now)))"
+        if let file = status.configFile { body += " · config <code>\(HTML.escape(file))</code>" }
+        if status.stopping { body += " · <span class=\"bad\">stopping</span>" }
+        body += " · <a href=\"/metrics\">metrics</a></p>"
+        body += "<h2>Jobs</h2>" + jobs()
+        body += "<h2>Latest runs</h2>" + latestRuns()
+        body += "<h2>Outbox</h2>" + outbox()
+        return HTML.page(title: "Hearth status", refresh: 30, body: body)
+    }
+
+    func jobs() -> String {
+        let rows = status.jobs.map { j -> [String] in
+            var state: String
+            if let pause = j.pause {
+                state = "<span class=\"tag\">paused</span> " + HTML.time(pause.pausedAt)
+                if let note = pause.note, !note.isEmpty { state += "<br>\(HTML.escape(note))" }
+            } else if !j.enabled {
+                state = "<span class=\"muted\">disabled</span>"
+            } else if j.running {
+                state = "<span class=\"ok\">running</span>"
+            } else {
+                state = "scheduled"
+            }
+            let fires = j.nextFires.map { HTML.escape(LocalTime.format($0, in: j.timeZone)) }.joined(separator: "<br>")
+            var last = "<span class=\"muted\">never run</span>"
+            if let r = j.lastRecord {
+                last = "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a> \(HTML.time(r.end))"
+            }
+            return [
+                "<strong>\(HTML.escape(j.name))</strong>", "<code>\(HTML.escape(j.schedule))</code>", HTML.escape(j.timeZone.ianaName),
+                fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last, HTML.time(j.lastSuccess), state,
+            ]
+        }
+        return HTML.table(["Job", "Schedule", "Zone", "Next three", "Last result", "Last success", "State"], rows, empty: "No jobs.")
+    }
+
+    func latestRuns() -> String {
+        let rows = runs.map { r -> [String] in
+            let duration = DurationFormat.format(.milliseconds(Int64(max(0, r.end.timeIntervalSince(r.start)) * 1000)))
+            var warnings = r.warnings.isEmpty ? "" : "\(r.warnings.count) warning\(r.warnings.count == 1 ? "" : "s")"
+            if let error = r.error { warnings += (warnings.isEmpty ? "" : "<br>") + "<span class=\"bad\">\(HTML.escape(Self.firstLine(error)))</span>" }
+            return [
+                "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.escape(r.runID))</a>", HTML.escape(r.job), HTML.status(r.status.rawValue),
+                HTML.escape(r.trigger.rawValue), HTML.time(r.logicalTime), HTML.escape(duration),
+                "+\(r.created) ~\(r.updated) -\(r.deleted) · \(r.messagesQueued) msg", warnings,
+            ]
+        }
+        return HTML.table(["Run", "Job", "Status", "Trigger", "Logical time", "Duration", "Changes", "Warnings"], rows, empty: "No runs yet.")
+    }
+
+    func outbox() -> String {
+        var s = "<p>\(pending.count) pending, \(dead.count) dead letter\(dead.count == 1 ? "" : "s").</p>"
+        s += "<h2>Pending</h2>" + messages(pending, dead: false)
+        s += "<h2>Dead letters</h2>" + messages(dead, dead: true)
+        return s
+    }
+
+    func messages(_ list: [OutboxEnvelope], dead: Bool) -> String {
+        let rows = list.prefix(listLimit).map { e -> [String] in
+            let tokens = Self.tokens(of: e)
+            let targets = e.kind == .push ? tokens.map(Plan.redact) : e.targets.map(\.name)
+            let error = dead ? (e.reason ?? e.lastError) : e.lastError
+            return [
+                "<code>\(HTML.escape(e.id))</code>", HTML.escape(e.kind?.rawValue ?? "?"), HTML.escape(e.job ?? ""),
+                HTML.escape(targets.joined(separator: ", ")), String(e.attempts),
+                dead ? HTML.time(e.finishedAt) : (e.dueAt == .distantPast ? "now" : HTML.time(e.dueAt)),
+                HTML.escape(Self.redacting(tokens, in: error ?? "")),
+            ]
+        }
+        let more = list.count > listLimit ? "<p class=\"muted\">… and \(list.count - listLimit) more (<code>hearth outbox list</code>).</p>" : ""
+        return HTML.table(["Message", "Kind", "Job", "Targets", "Attempts", dead ? "Given up" : "Next attempt", "Last error"], Array(rows), empty: dead ? "No dead letters." : "Nothing pending.") + more
+    }
+
+    /// A push message's device tokens: its targets, or the tokens queued before any attempt.
+    static func tokens(of e: OutboxEnvelope) -> [String] {
+        guard e.kind == .push else { return [] }
+        return e.hasTargets ? e.targets.map(\.name) : (e.queuedTokens ?? [])
+    }
+
+    /// `text` with every token replaced by its redacted form.
+    static func redacting(_ tokens: [String], in text: String) -> String {
+        tokens.filter { $0.count > 6 }.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: Plan.redact($1)) }
+    }
+
+    static func firstLine(_ s: String, limit: Int = 200) -> String {
+        let line = s.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return line.count > limit ? String(line.prefix(limit)) + "…" : line
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import HearthKit
+import HearthStore
+import HearthHost
+
+/// The endpoint's handlers. Failures answer 500 with a short fixed text (the details go to
+/// the log): no stack, no path leaves the process.
+struct StatusRoutes: Sendable {
+    let daemon: SchedulerDaemon
+    let metrics: DaemonMetrics
+    let data: DataDirectory
+    let plans: PlanCache?
+    let logger: Logger
+
+    static let latestRuns = 30
+
+    static func response(_ status: HTTPResponse.Status, _ contentType: String, _ body: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func html(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        response(status, "text/html; charset=utf-8", body)
+    }
+
+    func failed(_ what: String, _ error: any Error) -> Response {
+        logger.error("HTTP endpoint: \(what) failed: \(error)")
+        return Self.response(.internalServerError, "text/plain; charset=utf-8", "internal error (see the daemon's log)\n")
+    }
+
+    /// `GET /healthz`: the process answers.
+    func healthz() -> Response {
+        Self.response(.ok, "application/json", "{\"status\": \"ok\"}\n")
+    }
+
+    /// `GET /readyz`: the configuration is loaded (the daemon does not start without it), the
+    /// data backend is reachable and the scheduling loop is running; 503 with the reasons
+    /// otherwise.
+    func readyz() async -> Response {
+        let status = await daemon.status(fireCount: 0)
+        var reasons: [String] = []
+        if !status.alive { reasons.append("the scheduler loop is not running") }
+        if status.stopping { reasons.append("the daemon is stopping") }
+        if let problem = await Self.backendProblem(data) { reasons.append(problem) }
+        let checks = JSONObject([
+            ("config", .string("loaded")), ("backend", .string(reasons.contains { $0.hasPrefix("the data backend") } ? "unreachable" : "ok")),
+            ("scheduler", .string(status.alive && !status.stopping ? "running" : "not running")),
+        ])
+        let body = JSONObject([
+            ("status", .string(reasons.isEmpty ? "ready" : "not ready")), ("reasons", .array(reasons.map { .string($0) })), ("checks", .object(checks)),
+        ])
+        return Self.response(reasons.isEmpty ? .ok : .serviceUnavailable, "application/json", JSONWriter.pretty(.object(body)) + "\n")
+    }
+
+    /// Whether the data directory and its state directory can be listed and written.
+    static func backendProblem(_ data: DataDirectory) async -> String? {
+        await BlockingIO.run { () -> String? in
+            guard access(data.root, R_OK | W_OK | X_OK) == 0 else { return "the data backend is unreachable (data directory not accessible)" }
+            var st = stat()
+            if stat(data.stateDirectory, &st) == 0, access(data.stateDirectory, R_OK | W_OK | X_OK) != 0 {
+                return "the data backend is unreachable (state directory not writable)"
+            }
+            return nil
+        }
+    }
+
+    /// `GET /metrics`: the gauges set from the daemon and the outbox, then everything.
+    func metricsText() async -> Response {
+        let status = await daemon.status(fireCount: 1)
+        let data = self.data
+        do {
+            let counts = try await BlockingIO.run { () throws(HearthStore.FileIO.Failure) -> DaemonMetrics.OutboxCounts in
+                var counts = DaemonMetrics.OutboxCounts()
+                for e in try OutboxStore.messages(in: .pending, data: data) { counts.pending[e.kind?.rawValue ?? "unknown", default: 0] += 1 }
+                for e in try OutboxStore.messages(in: .dead, data: data) { counts.dead[e.kind?.rawValue ?? "unknown", default: 0] += 1 }
+                return counts
+            }
+            metrics.update(status, outbox: counts)
+        } catch {
+            return failed("reading the outbox for /metrics", error)
+        }
+        let bytes = metrics.exposition()
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `GET /`: the status page.
+    func index() async -> Response {
+        let status = await daemon.status(fireCount: 3)
+        let data = self.data
+        do {
+            let (runs, pending, dead) = try await BlockingIO.run { () throws(any Error) in
+                (
+                    try data.runRecords(job: nil, status: nil, limit: Self.latestRuns),
+                    try OutboxStore.messages(in: .pending, data: data), try OutboxStore.messages(in: .dead, data: data)
+                )
+            }
+            return Self.html(.ok, StatusPage(status: status, runs: runs, pending: pending, dead: dead, now: Date()).render())
+        } catch {
+            return failed("rendering the status page", error)
+        }
+    }
+
+    /// `GET /runs/{id}`.
+    func run(id: String) async -> Response {
+        let data = self.data
+        guard !id.isEmpty, id.utf8.count <= 128 else { return notFound(id) }
+        do {
+            let record = try await BlockingIO.run { () throws(any Error) in
+                try data.runRecords(job: nil, status: nil, limit: nil).first { $0.runID == id }
+            }
+            guard let record else { return notFound(id) }
+            return Self.html(.ok, RunPage(record: record, plan: plans?.plan(runID: id)).render())
+        } catch {
+            return failed("rendering a run page", error)
+        }
+    }
+
+    func notFound(_ id: String) -> Response {
+        Self.html(.notFound, HTML.page(title: "Not found", refresh: nil, body: "<p><a href=\"/\">← status</a></p><h1>No run \(HTML.escape(id))</h1><p>Only the newest <code>historyLimit</code> records of each job are kept.</p>"))
+    }
+}
