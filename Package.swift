@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthServer", "Jobs", log,
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth",

@@ -4,6 +4,7 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import HearthKit
 package import HearthStore
 package import HearthHost
@@ -23,11 +24,14 @@ package struct StatusServer: Service {
     package let logger: Logger
     /// Called with the port once listening (the configured one, or the one picked for port 0).
     package let onListening: @Sendable (Int) -> Void
+    /// Named in the error when the address cannot be bound.
+    package let configFile: String?
 
     package init(
         server: ServerConfig, token: String?, daemon: SchedulerDaemon, metrics: DaemonMetrics, data: DataDirectory, plans: PlanCache?,
-        logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }
+        logger: Logger, configFile: String?, onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
+        self.configFile = configFile
         self.server = server
         self.token = token
         self.daemon = daemon
@@ -51,14 +55,18 @@ package struct StatusServer: Service {
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .warning)
         let (logger, address, onListening) = (self.logger, server.listen, self.onListening)
+        let listening = Atomic(false)
         let app = Application(
             router: router, configuration: ApplicationConfiguration(address: .hostname(server.host, port: server.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.notice("HTTP endpoint listening", metadata: ["address": "\(address)", "port": "\(port)"])
+                listening.store(true, ordering: .relaxed)
                 onListening(port)
             },
             logger: serverLogger)
-        try await app.run()
+        do { try await app.run() } catch where !listening.load(ordering: .relaxed) {
+            throw ConfigError(file: configFile ?? "hearth.toml", "[server] listen = \(JSONWriter.quoted(address)): cannot listen (\(error)); choose a free port or address, or stop what uses it")
+        }
     }
 }

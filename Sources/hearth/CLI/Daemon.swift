@@ -4,6 +4,8 @@ import Jobs
 import HearthKit
 import HearthHost
 import HearthHTTP
+import HearthServer
+import ServiceLifecycle
 
 extension Hearth {
     /// `hearth daemon`: the scheduler (docs/scheduler.md#running-the-daemon).
@@ -15,7 +17,9 @@ extension Hearth {
                 Runs until SIGTERM or SIGINT: then no new run starts, running jobs get shutdownGrace \
                 to finish, and are cancelled after it (committing nothing); exit 0. SIGHUP reloads the \
                 configuration (an invalid one is logged and the old one kept). Under systemd \
-                (NOTIFY_SOCKET set) it sends READY=1 and STOPPING=1; see `hearth export systemd`.
+                (NOTIFY_SOCKET set) it sends READY=1 and STOPPING=1; see `hearth export systemd`. With \
+                [server] listen it serves /metrics, /healthz, /readyz and a status page at / \
+                (docs/operations/monitoring.md).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -30,15 +34,26 @@ extension Hearth {
                 // Finish a crashed commit first, as every writing command does (its outbox
                 // messages become deliverable).
                 try await OutboxSetup.recover(config: config, data: data, logger: logger)
+                // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
+                // (docs/operations/monitoring.md): without it no event loop is started.
+                let token = try config.server?.token(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)")
+                let metrics = config.server.map { _ in DaemonMetrics() }
+                let plans = config.server.map { _ in PlanCache(limit: 100) }
                 // One HTTP client (created on first use) for the jobs, the outbox and the pings.
                 let http = LazyCurlTransport(config: config.http)
                 let daemon = try SchedulerDaemon(
                     config: config, data: data,
-                    runner: RunnerJobRunner(data: data, registry: JobCatalog.registry, clock: clock, http: http, logger: logger),
+                    runner: RunnerJobRunner(data: data, registry: JobCatalog.registry, clock: clock, http: http, logger: logger, plans: plans),
                     clock: clock, pinger: DaemonHTTP.pinger(config: config, transport: http, logger: logger),
-                    outbox: try DaemonOutboxDelivery(config: config, data: data, http: http, logger: logger), notifier: SystemdNotifier(),
-                    reloadSource: { try options.loadConfig(logger: logger) }, logger: logger)
-                try await daemon.runHandlingSignals(logger: logger)
+                    outbox: try DaemonOutboxDelivery(config: config, data: data, http: http, logger: logger, metrics: metrics), notifier: SystemdNotifier(),
+                    reloadSource: { try options.loadConfig(logger: logger) }, metrics: metrics, logger: logger)
+                var alongside: [(service: any Service, name: String)] = []
+                if let server = config.server, let metrics {
+                    let endpoint = StatusServer(
+                        server: server, token: token, daemon: daemon, metrics: metrics, data: data, plans: plans, logger: logger, configFile: config.file)
+                    alongside.append((endpoint, "http-endpoint"))
+                }
+                try await daemon.runHandlingSignals(logger: logger, alongside: alongside)
             } catch {
                 throw ExitStatus.fail(error)
             }

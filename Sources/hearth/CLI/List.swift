@@ -11,7 +11,7 @@ import HearthHTTP
 extension Hearth {
     /// `hearth list`: the registered jobs with schedule, zone, next run and last result.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List jobs: name, schedule, time zone, next run, last result.")
+        static let configuration = CommandConfiguration(abstract: "List jobs: name, schedule, time zone, next run (or paused), last result.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -24,6 +24,7 @@ extension Hearth {
                 let config = try global.loadConfig(logger: logger)
                 let data = try? global.openData(config)
                 let history = data.map { RunHistory(data: $0, limit: config.historyLimit) }
+                let pauses = (try? data?.pauses()) ?? [:]
                 let now = Date()
                 var rows: [[String]] = []
                 var json: [JSONValue] = []
@@ -33,7 +34,9 @@ extension Hearth {
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
                     let last = try history?.last(job: d.name)
                     let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
-                    rows.append([d.name, jc.schedule, jc.timeZone.ianaName, jc.enabled ? (next.map(Timestamp.format) ?? "—") : "disabled", lastText])
+                    let pause = pauses[d.name]
+                    let nextText = !jc.enabled ? "disabled" : pause != nil ? "paused" + (pause?.note.map { ": \($0)" } ?? "") : (next.map(Timestamp.format) ?? "—")
+                    rows.append([d.name, jc.schedule, jc.timeZone.ianaName, nextText, lastText])
                     var o = JSONObject([
                         ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.ianaName)),
                         ("enabled", .bool(jc.enabled)), ("summary", .string(d.summary)),
@@ -41,6 +44,7 @@ extension Hearth {
                     ])
                     o["nextRun"] = next.map(Timestamp.json) ?? .null
                     o["lastRun"] = last.map { .object($0.json) } ?? .null
+                    o["paused"] = pause.map { .object($0.json) } ?? .null
                     json.append(.object(o))
                 }
                 switch listing.format {

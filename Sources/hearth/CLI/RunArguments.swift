@@ -57,6 +57,9 @@ struct RunArguments: ParsableArguments {
             let config = try global.loadConfig(logger: logger)
             let data = try global.openData(config)
             let runner = Runner(config: config, data: data, registry: JobCatalog.registry, logger: logger)
+            if let pause = try? data.pauses()[job] {
+                emitError("warning: \(job) is paused\(pause.note.map { " (\($0))" } ?? ""); running it by hand anyway. The daemon skips its slots until `hearth resume \(job)`.\n")
+            }
             var progress: (@Sendable (Int) -> Void)?
             if stderrIsTTY {
                 progress = { n in emitError("\r\u{1B}[Kread \(n) documents") }
