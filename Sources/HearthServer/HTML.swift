@@ -34,7 +34,8 @@ enum HTML {
         body{font-family:system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:.75rem;color:#1d1d1f;background:#fafafa;line-height:1.35}
         h1{font-size:1.3rem;margin:.2rem 0 .6rem}h2{font-size:1.05rem;margin:1.2rem 0 .4rem}
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.85rem;background:#fff}
-        th,td{text-align:left;padding:.3rem .45rem;border-bottom:1px solid #e3e3e3;vertical-align:top}
+        th,td{text-align:left;padding:.3rem .45rem;border-bottom:1px solid #e3e3e3;vertical-align:top;white-space:nowrap}
+        td.wrap{white-space:normal;min-width:14rem}
         th{background:#f0f0f0;font-weight:600}code,pre{font-family:ui-monospace,monospace;font-size:.8rem}
         pre{background:#fff;border:1px solid #e3e3e3;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
         .ok{color:#137333}.bad{color:#b3261e}.warn{color:#8a5300}.muted{color:#666}
@@ -61,18 +62,24 @@ enum HTML {
         return "<span class=\"\(cls)\">\(escape(status))</span>"
     }
 
+    /// `2026-11-24 08:18:55Z` (the full ISO-8601 time in the `datetime` attribute).
     static func time(_ date: Date?) -> String {
         guard let date else { return "<span class=\"muted\">—</span>" }
-        return "<time>\(escape(Timestamp.format(date)))</time>"
+        let iso = Timestamp.format(date)
+        let short = iso.replacingOccurrences(of: "T", with: " ").split(separator: ".").first.map { $0 + "Z" } ?? Substring(iso)
+        return "<time datetime=\"\(escape(iso))\">\(escape(String(short)))</time>"
     }
 
-    static func table(_ header: [String], _ rows: [[String]], empty: String) -> String {
+
+    /// A table of HTML cells; the cells of `wrapping` columns (notes, errors) may wrap, the
+    /// others stay on one line (the table scrolls sideways on a phone).
+    static func table(_ header: [String], _ rows: [[String]], wrapping: Set<Int> = [], empty: String) -> String {
         if rows.isEmpty { return "<p class=\"muted\">\(escape(empty))</p>" }
         var s = "<div class=\"scroll\"><table><thead><tr>"
         for h in header { s += "<th>\(escape(h))</th>" }
         s += "</tr></thead><tbody>"
         for row in rows {
-            s += "<tr>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>"
+            s += "<tr>" + row.enumerated().map { i, cell in wrapping.contains(i) ? "<td class=\"wrap\">\(cell)</td>" : "<td>\(cell)</td>" }.joined() + "</tr>"
         }
         return s + "</tbody></table></div>"
     }

@@ -20,7 +20,7 @@ struct RunPage {
             ["Changes", "\(r.created) created, \(r.updated) updated, \(r.deleted) deleted; \(r.messagesQueued) messages queued"],
             ["Documents read", String(r.documentsRead)], ["Dry run", r.dryRun ? "yes" : "no"],
         ]
-        body += HTML.table(["Field", "Value"], rows, empty: "")
+        body += HTML.table(["Field", "Value"], rows, wrapping: [1], empty: "")
         if let error = r.error { body += "<h2>Error</h2><pre>\(HTML.escape(error))</pre>" }
         if !r.warnings.isEmpty {
             body += "<h2>Warnings</h2><ul>" + r.warnings.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul>"

@@ -40,7 +40,8 @@ struct StatusPage {
             } else {
                 state = "scheduled"
             }
-            let fires = j.nextFires.map { HTML.escape(LocalTime.format($0, in: j.timeZone)) }.joined(separator: "<br>")
+            // Local time in the job's zone, without the seconds and the offset (the zone is beside it).
+            let fires = j.nextFires.map { HTML.escape(String(LocalTime.format($0, in: j.timeZone).dropLast(10))) }.joined(separator: "<br>")
             var last = "<span class=\"muted\">never run</span>"
             if let r = j.lastRecord {
                 last = "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a> \(HTML.time(r.end))"
@@ -50,7 +51,7 @@ struct StatusPage {
                 fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last, HTML.time(j.lastSuccess), state,
             ]
         }
-        return HTML.table(["Job", "Schedule", "Zone", "Next three", "Last result", "Last success", "State"], rows, empty: "No jobs.")
+        return HTML.table(["Job", "Schedule", "Zone", "Next three", "Last result", "Last success", "State"], rows, wrapping: [6], empty: "No jobs.")
     }
 
     func latestRuns() -> String {
@@ -64,7 +65,7 @@ struct StatusPage {
                 "+\(r.created) ~\(r.updated) -\(r.deleted) · \(r.messagesQueued) msg", warnings,
             ]
         }
-        return HTML.table(["Run", "Job", "Status", "Trigger", "Logical time", "Duration", "Changes", "Warnings"], rows, empty: "No runs yet.")
+        return HTML.table(["Run", "Job", "Status", "Trigger", "Logical time", "Duration", "Changes", "Warnings"], rows, wrapping: [7], empty: "No runs yet.")
     }
 
     func outbox() -> String {
@@ -87,7 +88,7 @@ struct StatusPage {
             ]
         }
         let more = list.count > listLimit ? "<p class=\"muted\">… and \(list.count - listLimit) more (<code>hearth outbox list</code>).</p>" : ""
-        return HTML.table(["Message", "Kind", "Job", "Targets", "Attempts", dead ? "Given up" : "Next attempt", "Last error"], Array(rows), empty: dead ? "No dead letters." : "Nothing pending.") + more
+        return HTML.table(["Message", "Kind", "Job", "Targets", "Attempts", dead ? "Given up" : "Next attempt", "Last error"], Array(rows), wrapping: [6], empty: dead ? "No dead letters." : "Nothing pending.") + more
     }
 
     /// A push message's device tokens: its targets, or the tokens queued before any attempt.

@@ -18,15 +18,18 @@ extension SchedulerDaemon {
         pauseWatcherTask = Task {
             while !Task.isCancelled {
                 do { try await clock.sleep(until: clock.now().addingTimeInterval(interval)) } catch { return }
+                let generation = self.pauseGeneration
                 let read = try? await BlockingIO.run { () throws(any Error) in try data.pauses() }
-                if let read { self.pausesRead(read) }
+                if let read { self.pausesRead(read, generation: generation) }
             }
         }
     }
 
-    /// Applies a fresh reading of the paused jobs.
-    func pausesRead(_ read: [String: JobPause]) {
-        guard read != pauses else { return }
+    /// Applies a fresh reading of the paused jobs, unless the daemon paused a job itself while
+    /// it was being read (`generation` is ``pauseGeneration`` when the read started): that
+    /// reading may predate the daemon's own write, and would resume the job.
+    func pausesRead(_ read: [String: JobPause], generation: Int) {
+        guard generation == pauseGeneration, read != pauses else { return }
         let before = pauses
         pauses = read
         for name in read.keys.sorted() where before[name] == nil {
@@ -66,6 +69,7 @@ extension SchedulerDaemon {
             logger.error("cannot save the pause; the job is paused until the daemon stops: \(error)", metadata: ["job": "\(name)"])
         }
         pauses[name] = pause
+        pauseGeneration += 1
         dropWaitingRuns(name)
         logger.warning("job paused after \(failures) failed runs in a row (pauseAfterFailures); `hearth resume \(name)` resumes it", metadata: ["job": "\(name)", "run": "\(record.runID)"])
         emit(.paused(job: name))

@@ -110,6 +110,8 @@ package actor SchedulerDaemon: Service {
 
     /// Paused jobs as last read from the backend.
     var pauses: [String: JobPause] = [:]
+    /// Bumped when the daemon pauses a job itself (see ``pausesRead(_:generation:)``).
+    var pauseGeneration = 0
     /// Failed attempts in a row per job (from the run history at start), for `pauseAfterFailures`.
     var consecutiveFailures: [String: Int] = [:]
     /// Per job, the newest record and the end of the newest success (from the run history at start).
