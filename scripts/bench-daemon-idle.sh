@@ -10,11 +10,16 @@
 #     /proc/PID/smaps_rollup (shared library pages counted in proportion to their sharers).
 # Finally it stops the daemon with SIGTERM and checks that it exits 0.
 #
+# With SERVER=1 the config also has `[server] listen = "127.0.0.1:0"` (the HTTP endpoint of
+# docs/operations/monitoring.md), and /metrics and / are fetched once before measuring.
+#
 # Usage: scripts/bench-daemon-idle.sh            (DURATION=10 scripts/bench-daemon-idle.sh for a quick look)
+#        SERVER=1 scripts/bench-daemon-idle.sh   (with the HTTP endpoint on)
 #        SCRATCH=.build-other scripts/bench-daemon-idle.sh   (build directory, default .build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60}
+SERVER=${SERVER:-0}
 SCRATCH=${SCRATCH:-.build}
 
 swift build -c release --product hearth --scratch-path "$SCRATCH" >&2
@@ -37,12 +42,18 @@ SCHEDULE="0 12 $DAY $MONTH *"
     "$BIN" list --data "$WORK/data" --format json \
         | python3 -c 'import json,sys; [print(j["job"]) for j in json.load(sys.stdin)]' \
         | while read -r job; do printf '[jobs.%s]\nschedule = "%s"\n' "$job" "$SCHEDULE"; done
+    if [ "$SERVER" = 1 ]; then printf '[server]\nlisten = "127.0.0.1:0"\n'; fi
 } > "$WORK/hearth.toml"
 
 "$BIN" daemon --config "$WORK/hearth.toml" 2> "$WORK/daemon.log" &
 PID=$!
 sleep 2  # start-up (loading the config, the first scheduler state files)
 kill -0 "$PID" || { cat "$WORK/daemon.log" >&2; exit 1; }
+if [ "$SERVER" = 1 ]; then
+    PORT=$(grep -o 'port=[0-9]*' "$WORK/daemon.log" | head -1 | cut -d= -f2)
+    python3 -c 'import sys, urllib.request as u; [u.urlopen(f"http://127.0.0.1:{sys.argv[1]}{p}").read() for p in ("/metrics", "/")]' "$PORT"
+    sleep 1
+fi
 
 TICKS=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
@@ -70,6 +81,7 @@ set -e
 PID=
 
 JOBS=$(grep -c '^\[jobs' "$WORK/hearth.toml")
+[ "$SERVER" = 1 ] && echo "with [server] listen = 127.0.0.1:$PORT (after one GET /metrics and one GET /)"
 echo "hearth daemon idle: $JOBS jobs on \"$SCHEDULE\" (UTC, next run about a year away), measured over $DURATION s"
 awk -v c0="$CPU0" -v c1="$CPU1" -v t="$TICKS" -v d="$DURATION" -v wakeups="$WAKEUPS" -v rss="$RSS" -v hwm="$HWM" -v anon="$ANON" -v file="$FILE" -v pss="$PSS" -v th="$THREADS" -v code="$CODE" 'BEGIN {
     cpu = (c1 - c0) / t

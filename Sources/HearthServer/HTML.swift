@@ -34,8 +34,8 @@ enum HTML {
         body{font-family:system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:.75rem;color:#1d1d1f;background:#fafafa;line-height:1.35}
         h1{font-size:1.3rem;margin:.2rem 0 .6rem}h2{font-size:1.05rem;margin:1.2rem 0 .4rem}
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.85rem;background:#fff}
-        th,td{text-align:left;padding:.3rem .45rem;border-bottom:1px solid #e3e3e3;vertical-align:top;white-space:nowrap}
-        td.wrap{white-space:normal;min-width:14rem}
+        th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid #e3e3e3;vertical-align:top;white-space:nowrap}
+        td.wrap{white-space:normal;min-width:9rem}
         th{background:#f0f0f0;font-weight:600}code,pre{font-family:ui-monospace,monospace;font-size:.8rem}
         pre{background:#fff;border:1px solid #e3e3e3;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
         .ok{color:#137333}.bad{color:#b3261e}.warn{color:#8a5300}.muted{color:#666}

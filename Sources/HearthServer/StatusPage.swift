@@ -46,12 +46,13 @@ struct StatusPage {
             if let r = j.lastRecord {
                 last = "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a> \(HTML.time(r.end))"
             }
+            // What matters most first: on a phone the table scrolls sideways.
             return [
-                "<strong>\(HTML.escape(j.name))</strong>", "<code>\(HTML.escape(j.schedule))</code>", HTML.escape(j.timeZone.ianaName),
-                fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last, HTML.time(j.lastSuccess), state,
+                "<strong>\(HTML.escape(j.name))</strong>", state, fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last,
+                HTML.time(j.lastSuccess), "<code>\(HTML.escape(j.schedule))</code>", HTML.escape(j.timeZone.ianaName),
             ]
         }
-        return HTML.table(["Job", "Schedule", "Zone", "Next three", "Last result", "Last success", "State"], rows, wrapping: [6], empty: "No jobs.")
+        return HTML.table(["Job", "State", "Next three", "Last result", "Last success", "Schedule", "Zone"], rows, wrapping: [1], empty: "No jobs.")
     }
 
     func latestRuns() -> String {
@@ -60,12 +61,11 @@ struct StatusPage {
             var warnings = r.warnings.isEmpty ? "" : "\(r.warnings.count) warning\(r.warnings.count == 1 ? "" : "s")"
             if let error = r.error { warnings += (warnings.isEmpty ? "" : "<br>") + "<span class=\"bad\">\(HTML.escape(Self.firstLine(error)))</span>" }
             return [
-                "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.escape(r.runID))</a>", HTML.escape(r.job), HTML.status(r.status.rawValue),
-                HTML.escape(r.trigger.rawValue), HTML.time(r.logicalTime), HTML.escape(duration),
-                "+\(r.created) ~\(r.updated) -\(r.deleted) · \(r.messagesQueued) msg", warnings,
+                HTML.escape(r.job), "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a>", HTML.escape(r.trigger.rawValue),
+                HTML.time(r.logicalTime), HTML.escape(duration), "+\(r.created) ~\(r.updated) -\(r.deleted) · \(r.messagesQueued) msg", warnings,
             ]
         }
-        return HTML.table(["Run", "Job", "Status", "Trigger", "Logical time", "Duration", "Changes", "Warnings"], rows, wrapping: [7], empty: "No runs yet.")
+        return HTML.table(["Job", "Status (run)", "Trigger", "Logical time", "Duration", "Changes", "Warnings"], rows, wrapping: [6], empty: "No runs yet.")
     }
 
     func outbox() -> String {
