@@ -39,7 +39,8 @@ read -r DAY MONTH < <(date -u -d '2 days ago' '+%-d %-m')
 SCHEDULE="0 12 $DAY $MONTH *"
 {
     echo 'dataDir = "data"'
-    "$BIN" list --data "$WORK/data" --format json \
+    # From $WORK: not this repository's Config/hearth.toml (its command jobs need their own keys).
+    (cd "$WORK" && "$BIN" list --data data --format json) \
         | python3 -c 'import json,sys; [print(j["job"]) for j in json.load(sys.stdin)]' \
         | while read -r job; do printf '[jobs.%s]\nschedule = "%s"\n' "$job" "$SCHEDULE"; done
     if [ "$SERVER" = 1 ]; then printf '[server]\nlisten = "127.0.0.1:0"\n'; fi
