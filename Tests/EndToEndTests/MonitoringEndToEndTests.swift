@@ -263,6 +263,16 @@ struct MonitoringEndToEndTests {
         #expect(ok.body.contains("hearth_job_runs_total"))
         let page = try await HTTPProbe.get(d.base + "/", token: secret)
         #expect(page.status == 200)
+
+        // The data directory gone: not ready, saying why (503); back: ready again.
+        try FileManager.default.moveItem(atPath: d.dir.path + "/data", toPath: d.dir.path + "/data-away")
+        let notReady = try await HTTPProbe.get(d.base + "/readyz", token: secret)
+        #expect(notReady.status == 503)
+        #expect(notReady.body.contains("\"not ready\""))
+        #expect(notReady.body.contains("the data backend is unreachable"))
+        try FileManager.default.moveItem(atPath: d.dir.path + "/data-away", toPath: d.dir.path + "/data")
+        let ready = try await HTTPProbe.get(d.base + "/readyz", token: secret)
+        #expect(ready.status == 200, "\(ready.body)")
         try await d.stop()
     }
 }
