@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthSchedule", "HearthHost", log, lifecycle, prometheus,
+                "HearthKit", "HearthStore", "HearthHost", log, lifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
