@@ -180,10 +180,12 @@ package enum FileIO {
         }
         defer { closedir(d) }
         var names: [String] = []
+        // The name is read in place: `e.pointee` would copy a whole `dirent`, but the kernel's
+        // record is only as long as its name, so the copy could read past the end of readdir's
+        // buffer (a crash when that is the end of a page).
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = String(cString: UnsafeRawPointer(e).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name == "." || name == ".." { continue }
             names.append(name)
         }
