@@ -73,8 +73,32 @@ package enum FileIO {
             throw Failure(path: path, operation: "open", errno: errno)
         }
         defer { close(fd) }
+        return try readOpened(fd, path: path, limit: limit)
+    }
+
+    /// What ``readFile(_:limit:followSymlink:)`` with `followSymlink: false` gives for the file
+    /// `name` in the directory open as `directory`, without walking the directory's path again
+    /// (the kernel's path lookup was a visible part of reading a collection; docs/performance.md#profiles).
+    /// `path` is only for error messages. Nil when the file is missing or a symbolic link.
+    package static func readFile(in directory: Int32, _ name: String, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            if errno == ENOENT || errno == ELOOP { return nil }
+            throw Failure(path: path(), operation: "open", errno: errno)
+        }
+        defer { close(fd) }
+        return try readOpened(fd, path: path(), limit: limit)
+    }
+
+    /// Opens a directory for ``readFile(in:_:path:limit:)``; nil when it cannot be opened.
+    package static func openDirectory(_ path: String) -> Int32? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        return fd < 0 ? nil : fd
+    }
+
+    private static func readOpened(_ fd: Int32, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool) {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure(path: path, operation: "fstat", errno: errno) }
+        guard fstat(fd, &st) == 0 else { throw Failure(path: path(), operation: "fstat", errno: errno) }
         let info = makeStat(st)
         if info.size > limit { return ([], info, true) }
         // Read straight into uninitialized storage: zero-filling it first would be one more pass
@@ -94,7 +118,7 @@ package enum FileIO {
             }
             initialized = done
         }
-        if readErrno != 0 { throw Failure(path: path, operation: "read", errno: readErrno) }
+        if readErrno != 0 { throw Failure(path: path(), operation: "read", errno: readErrno) }
         return (bytes, info, false)
     }
 
