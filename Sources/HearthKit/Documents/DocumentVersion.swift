@@ -17,7 +17,7 @@ public struct DocumentVersion: Sendable, Hashable {
     /// size and mtime it only has to notice that another process rewrote the file. Every read
     /// of a document hashes all its bytes, so the loop is on the hot path of every job: it
     /// multiplies once per 8-byte word (FNV-1a, which it replaced, multiplied once per byte, a
-    /// serial chain about as slow as parsing the bytes; docs/performance.md#profiles). The value
+    /// serial chain about as slow as parsing the bytes; docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users). The value
     /// never leaves the process except as the opaque `version` of a command job's document
     /// (docs/functions.md), which only has to change when the document does.
     public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {

@@ -78,7 +78,7 @@ package enum FileIO {
 
     /// What ``readFile(_:limit:followSymlink:)`` with `followSymlink: false` gives for the file
     /// `name` in the directory open as `directory`, without walking the directory's path again
-    /// (the kernel's path lookup was a visible part of reading a collection; docs/performance.md#profiles).
+    /// (the kernel's path lookup was a visible part of reading a collection; docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users).
     /// `path` is only for error messages. Nil when the file is missing or a symbolic link.
     package static func readFile(in directory: Int32, _ name: String, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
         let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -102,7 +102,7 @@ package enum FileIO {
         let info = makeStat(st)
         if info.size > limit { return ([], info, true) }
         // Read straight into uninitialized storage: zero-filling it first would be one more pass
-        // over every document's bytes (docs/performance.md#profiles).
+        // over every document's bytes (docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users).
         var readErrno: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: info.size) { buf, initialized in
             var done = 0
