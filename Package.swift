@@ -129,6 +129,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["HearthKit", "HearthStore", "HearthHTTP", "HearthHost", "HearthTestSupport"],
             path: "Tests/EndToEndTests",
+            exclude: ["Fixtures"],   // golden files, read through #filePath (GoldenOutputTests)
             swiftSettings: upcoming
         ),
     ],

@@ -36,24 +36,37 @@ public struct LeaderboardRebuild: Job {
     }
 
     public func run(_ context: JobContext) async throws {
-        let users = try await context.decode("users") { d throws(FieldError) in try CampusUser(d) }
+        // Each user is kept without its document's content (see `RankedUser`).
+        let users = try await context.decode("users") { d throws(FieldError) in try RankedUser(d) }
         var byID: [String: CampusUser] = [:]
         byID.reserveCapacity(users.count)
-        for u in users { byID[u.id] = u }
+        for u in users { byID[u.user.id] = u.user }
+        let lacking = Dictionary(uniqueKeysWithValues: users.map { ($0.user.id, $0.lacks) })
 
         // All-time standings: every user, by the totals on the user document.
-        let alltime = Ranking(users.map { ($0.id, GiftScore(totalPointsGifted: $0.totalPointsGifted, giftsGiven: $0.giftsGiven)) })
+        let alltime = Ranking(users.map { ($0.user.id, GiftScore(totalPointsGifted: $0.user.totalPointsGifted, giftsGiven: $0.user.giftsGiven)) })
+        // Written where the value changed, and where the field is missing or null even if the
+        // value equals the decoder default: queries on the field must find every user.
+        var stale: [(user: CampusUser, rank: Int64, level: String, score: Int64)] = []
         for entry in alltime.entries {
             let u = byID[entry.userID]!
             let level = Self.generosityLevel(pointsGifted: u.totalPointsGifted)
             let score = Self.generosityScore(giftsGiven: u.giftsGiven)
-            // Written where the value changed, and where the field is missing or null even if the
-            // value equals the decoder default: queries on the field must find every user.
-            context.update(u.document) { o in
+            let lacks = lacking[u.id]!
+            if u.rank != Int64(entry.rank) || lacks.contains(.rank) || u.generosityLevel != level || lacks.contains(.generosityLevel)
+                || u.generosityScore != score || lacks.contains(.generosityScore)
+            {
+                stale.append((u, Int64(entry.rank), level, score))
+            }
+        }
+        let documents = try await RankedUser.reread(stale.map(\.user.document), store: context.store)
+        for (s, document) in zip(stale, documents) {
+            guard let document else { continue }
+            context.update(document) { o in
                 func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
-                if u.rank != Int64(entry.rank) || lacks("rank") { o["rank"] = .int(Int64(entry.rank)) }
-                if u.generosityLevel != level || lacks("generosityLevel") { o["generosityLevel"] = .string(level) }
-                if u.generosityScore != score || lacks("generosityScore") { o["generosityScore"] = .int(score) }
+                if s.user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
+                if s.user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
+                if s.user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
             }
         }
         if periods.contains("alltime") {

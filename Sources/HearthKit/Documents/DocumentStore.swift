@@ -7,6 +7,10 @@ public protocol DocumentStore: Sendable {
     func documentIDs(in collection: String) throws(StoreError) -> [String]
     /// One document; `.missing` when there is no file.
     func read(_ path: DocumentPath) -> DocumentRead
+    /// What ``read(_:)`` gives for each of `paths`, in order. A store may read many documents
+    /// faster than one by one (the data directory opens the files of one collection relative
+    /// to its directory); the default reads them one by one.
+    func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead]
     /// Every document of a collection, in id order.
     func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead]
     /// The ledger entries of `namespace` dated within `[from, to]` (by UTC hour), as committed
@@ -18,6 +22,8 @@ public protocol DocumentStore: Sendable {
 }
 
 extension DocumentStore {
+    public func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead] { paths.map { read($0) } }
+
     /// A store without a ledger (a test's in-memory store) has no entries.
     public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] { [:] }
     public func ledgerFiles(namespace: String, before date: Date) throws -> [String] { [] }

@@ -145,8 +145,8 @@ public final class JobContext: Sendable {
     ) -> [DecodeOutcome<T>] {
         concurrentChunks(count: paths.count) { range in
             var out: [DecodeOutcome<T>] = []
-            for i in range {
-                switch store.read(paths[i]) {
+            for read in store.read(paths[range]) {
+                switch read {
                 case .document(let doc):
                     do throws(FieldError) {
                         if let t = try transform(doc) { out.append(.value(t)) }

@@ -99,24 +99,55 @@ package struct DataDirectory: DocumentStore {
             guard let (bytes, st, tooLarge) = read else {
                 return .missing(path)
             }
-            if !st.isRegular {
-                return .invalid(path, DocumentIssue(file: rel, message: "not a regular file"))
-            }
-            if tooLarge {
-                return .invalid(path, DocumentIssue(file: rel, message: "document is \(st.size) bytes; the maximum is 1 MiB (1048576 bytes). Split it or move large data out of the document."))
-            }
-            let version = DocumentVersion(size: st.size, mtimeSeconds: st.mtimeSeconds, mtimeNanoseconds: st.mtimeNanoseconds, hash: DocumentVersion.hash(bytes))
-            let value: JSONValue
-            do { value = try JSONParser.parse(bytes) } catch {
-                return .invalid(path, DocumentIssue(file: rel, message: error.description))
-            }
-            guard case .object(let object) = value else {
-                return .invalid(path, DocumentIssue(file: rel, message: "expected a JSON object, found \(value.typeName)"))
-            }
-            return .document(Document(path: path, object: object, version: version))
+            return Self.document(path, bytes: bytes, stat: st, tooLarge: tooLarge)
         } catch {
             return .invalid(path, DocumentIssue(file: rel, message: "cannot read: \(error)"))
         }
+    }
+
+    /// A read file as a document, or why it is not one.
+    private static func document(_ path: DocumentPath, bytes: [UInt8], stat st: FileIO.Stat, tooLarge: Bool) -> DocumentRead {
+        if !st.isRegular {
+            return .invalid(path, DocumentIssue(file: path.relativeFile, message: "not a regular file"))
+        }
+        if tooLarge {
+            return .invalid(path, DocumentIssue(file: path.relativeFile, message: "document is \(st.size) bytes; the maximum is 1 MiB (1048576 bytes). Split it or move large data out of the document."))
+        }
+        let version = DocumentVersion(size: st.size, mtimeSeconds: st.mtimeSeconds, mtimeNanoseconds: st.mtimeNanoseconds, hash: DocumentVersion.hash(bytes))
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch {
+            return .invalid(path, DocumentIssue(file: path.relativeFile, message: error.description))
+        }
+        guard case .object(let object) = value else {
+            return .invalid(path, DocumentIssue(file: path.relativeFile, message: "expected a JSON object, found \(value.typeName)"))
+        }
+        return .document(Document(path: path, object: object, version: version))
+    }
+
+    /// What ``read(_:)`` gives for each of `paths`, in order, opening each file relative to its
+    /// collection's directory (opened once per run of paths in the same collection) instead of
+    /// by its full path. Anything but a plain successful read — a missing file, a symbolic link,
+    /// an error — is read again through ``read(_:)``, so the outcome is always that of ``read(_:)``.
+    package func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead] {
+        var out: [DocumentRead] = []
+        out.reserveCapacity(paths.count)
+        var directory: (components: ArraySlice<String>, fd: Int32?)?
+        defer { if let fd = directory?.fd { close(fd) } }
+        for path in paths {
+            let parent = path.components.dropLast()
+            if directory?.components != parent {
+                if let fd = directory?.fd { close(fd) }
+                directory = (parent, FileIO.openDirectory(root + "/" + parent.joined(separator: "/")))
+            }
+            guard let fd = directory?.fd,
+                let (bytes, st, tooLarge) = try? FileIO.readFile(in: fd, path.id + ".json", path: "", limit: DataDirectory.maxDocumentSize)
+            else {
+                out.append(read(path))
+                continue
+            }
+            out.append(Self.document(path, bytes: bytes, stat: st, tooLarge: tooLarge))
+        }
+        return out
     }
 
     /// Reads a collection on all cores; results are in id order.
@@ -129,7 +160,7 @@ package struct DataDirectory: DocumentStore {
 
     /// Reads many documents on all cores; results are in the order of `paths`.
     package func readConcurrently(_ paths: [DocumentPath]) -> [DocumentRead] {
-        concurrentChunks(count: paths.count, chunkSize: 256) { range in range.map { read(paths[$0]) } }
+        concurrentChunks(count: paths.count, chunkSize: 256) { range in read(paths[range]) }
     }
 
     /// The version of the file now, for the commit-time check; nil when absent.

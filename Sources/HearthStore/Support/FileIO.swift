@@ -73,21 +73,52 @@ package enum FileIO {
             throw Failure(path: path, operation: "open", errno: errno)
         }
         defer { close(fd) }
+        return try readOpened(fd, path: path, limit: limit)
+    }
+
+    /// What ``readFile(_:limit:followSymlink:)`` with `followSymlink: false` gives for the file
+    /// `name` in the directory open as `directory`, without walking the directory's path again
+    /// (the kernel's path lookup was a visible part of reading a collection; docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users).
+    /// `path` is only for error messages. Nil when the file is missing or a symbolic link.
+    package static func readFile(in directory: Int32, _ name: String, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            if errno == ENOENT || errno == ELOOP { return nil }
+            throw Failure(path: path(), operation: "open", errno: errno)
+        }
+        defer { close(fd) }
+        return try readOpened(fd, path: path(), limit: limit)
+    }
+
+    /// Opens a directory for ``readFile(in:_:path:limit:)``; nil when it cannot be opened.
+    package static func openDirectory(_ path: String) -> Int32? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        return fd < 0 ? nil : fd
+    }
+
+    private static func readOpened(_ fd: Int32, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool) {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure(path: path, operation: "fstat", errno: errno) }
+        guard fstat(fd, &st) == 0 else { throw Failure(path: path(), operation: "fstat", errno: errno) }
         let info = makeStat(st)
         if info.size > limit { return ([], info, true) }
-        var bytes = [UInt8](repeating: 0, count: info.size)
-        var done = 0
-        while done < info.size {
-            let n = bytes.withUnsafeMutableBytes { buf in read(fd, buf.baseAddress! + done, info.size - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: path, operation: "read", errno: errno)
+        // Read straight into uninitialized storage: zero-filling it first would be one more pass
+        // over every document's bytes (docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users).
+        var readErrno: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: info.size) { buf, initialized in
+            var done = 0
+            while done < info.size {
+                let n = read(fd, buf.baseAddress! + done, info.size - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    readErrno = errno
+                    break
+                }
+                if n == 0 { break }   // the file shrank meanwhile: what was read is the document
+                done += n
             }
-            if n == 0 { bytes.removeLast(info.size - done); break }
-            done += n
+            initialized = done
         }
+        if readErrno != 0 { throw Failure(path: path(), operation: "read", errno: readErrno) }
         return (bytes, info, false)
     }
 
