@@ -14,6 +14,10 @@ package protocol StorageBackend: DocumentStore {
     /// Names the backend in messages (the data directory's path).
     var location: String { get }
 
+    /// What one run attempt reads through: the same moment of every document (the data
+    /// directory reads files as they are; PostgreSQL opens a REPEATABLE READ transaction).
+    func readSnapshot() throws -> any DocumentStore
+
     /// Takes the cross-process lock that serialises real runs of `job`, waiting up to `timeout`
     /// (``LockBusyError`` names the holder).
     func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock
@@ -42,6 +46,10 @@ package protocol StorageBackend: DocumentStore {
 
     /// Saves the scheduler's last handled slot of a job.
     func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws
+}
+
+extension StorageBackend {
+    package func readSnapshot() throws -> any DocumentStore { self }
 }
 
 /// A held backend lock; released by `release()` or when the holder goes away.

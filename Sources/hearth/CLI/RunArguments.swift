@@ -55,8 +55,8 @@ struct RunArguments: ParsableArguments {
             let params = try parsedParams()
             let now = try parsedNow()
             let config = try global.loadConfig(logger: logger)
-            let data = try global.openData(config)
-            let runner = Runner(config: config, data: data, registry: JobCatalog.registry, logger: logger)
+            let store = try global.openStore(config)
+            let runner = Runner(config: config, data: store, registry: JobCatalog.registry, logger: logger)
             var progress: (@Sendable (Int) -> Void)?
             if stderrIsTTY {
                 progress = { n in emitError("\r\u{1B}[Kread \(n) documents") }
@@ -67,7 +67,7 @@ struct RunArguments: ParsableArguments {
                 for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
                 if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
                 let code = ExitStatus.fail(error)
-                if !dryRun { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+                if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
                 return code
             }
             switch format {
@@ -77,7 +77,7 @@ struct RunArguments: ParsableArguments {
             case .json: emit(JSONWriter.pretty(outcome.plan.json) + "\n")
             case .markdown: emit(outcome.plan.markdown(limit: limit))
             }
-            if !dryRun { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+            if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
             if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
             return .success
         } catch {
