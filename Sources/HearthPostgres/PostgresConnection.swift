@@ -19,8 +19,8 @@ package final class PostgresConnection: @unchecked Sendable {
         guard let c = PQconnectdb(url) else { throw PostgresError("cannot allocate a PostgreSQL connection") }
         conn = c
         guard PQstatus(c) == CONNECTION_OK else {
+            // deinit finishes the connection: every stored property is set by now.
             let message = PostgresConnection.redact(String(cString: PQerrorMessage(c)), secrets: secrets)
-            PQfinish(c)
             throw PostgresError("cannot connect to PostgreSQL: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); check the URL in [store] urlEnv/urlFile and that the server is running")
         }
         // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
