@@ -78,8 +78,12 @@ extension PostgresBackend {
             try connection.query(
                 "DELETE FROM documents d USING json_to_recordset($1::json) AS k(c text, i text) WHERE d.collection = k.c AND d.id = k.i",
                 [JSONWriter.compact(.array(chunk))])
+            FaultInjection.commitStep()
         }
-        for chunk in chunks(puts, size: 2000) { try upsert(chunk, connection) }
+        for chunk in chunks(puts, size: 500) {
+            try upsert(chunk, connection)
+            FaultInjection.commitStep()
+        }
 
         // The ledger: the same entries, under the same names, as the directory backend's files.
         for op in Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID) {
@@ -109,8 +113,10 @@ extension PostgresBackend {
                 ON CONFLICT (id) DO NOTHING
                 """,
                 [JSONWriter.compact(.array(rows)), commit.job, commit.runID])
+            FaultInjection.commitStep()
         }
         try saveRecord(commit.record, connection)
+        FaultInjection.commitStep()
     }
 
     /// Inserts or replaces documents `{c, i, r}`; each write takes a new version from the

@@ -44,10 +44,13 @@ public final class PostgresServer: Sendable {
 
     /// A new, empty database; returns its URL (user `hearth`, password `test-secret-pw`, which
     /// the server does not check: trust authentication).
-    public func database() async throws -> String {
+    /// `copying`: a database URL to copy (`CREATE DATABASE … TEMPLATE`; nobody may be
+    /// connected to it).
+    public func database(copying template: String? = nil) async throws -> String {
         let name = "t_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let admin = url("postgres")
-        try await BlockingIO.run { () throws(any Error) in _ = try PostgresConnection(url: admin).query("CREATE DATABASE \(name)") }
+        let from = template.map { " TEMPLATE " + (URL(string: $0)?.lastPathComponent ?? "") } ?? ""
+        try await BlockingIO.run { () throws(any Error) in _ = try PostgresConnection(url: admin).query("CREATE DATABASE \(name)\(from)") }
         return url(name)
     }
 

@@ -98,6 +98,9 @@ package struct ConfigLoader: Sendable {
             }
             config.storage.urlEnv = try t.string("urlEnv")
             config.storage.urlFile = try t.path("urlFile")
+            if config.storage.urlEnv != nil, config.storage.urlFile != nil {
+                throw ConfigError(file: file, line: t.table["urlFile"]?.line, "[store] urlEnv and urlFile are both set; keep one (the PostgreSQL URL comes from exactly one place)")
+            }
             if let d = try t.duration("leaseTimeout") { config.storage.leaseTimeout = d }
             try t.finish()
         }
