@@ -13,6 +13,24 @@ extension PostgresBackend {
         }
     }
 
+    /// A row of `slot_claims`, inserted, or taken over when its lease expired and its run was
+    /// never recorded (docs/storage/postgres.md#several-daemons).
+    package func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool {
+        let connection = self.connection
+        let seconds = String(Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18)
+        return try await BlockingIO.run { () throws(any Error) -> Bool in
+            try connection.query(
+                """
+                INSERT INTO slot_claims (job, logical_time, claimed_by, lease_until) VALUES ($1, $2, $3, now() + make_interval(secs => $4::float8))
+                ON CONFLICT (job, logical_time) DO UPDATE SET claimed_by = excluded.claimed_by, lease_until = excluded.lease_until
+                WHERE slot_claims.claimed_by = excluded.claimed_by OR (NOT slot_claims.done AND slot_claims.lease_until < now())
+                RETURNING 1
+                """,
+                [job, Timestamp.format(logicalTime), holder, seconds]
+            ).count == 1
+        }
+    }
+
     /// A commit is one transaction: nothing to recover.
     package func recoverInterruptedCommits(holder: String, timeout: Duration) async throws -> CommitRecovery { CommitRecovery() }
 
@@ -132,6 +150,12 @@ extension PostgresBackend {
     }
 
     static func saveRecord(_ record: RunRecord, _ connection: PostgresConnection) throws {
+        // The slot's claim (if a daemon claimed it) ends with its record, in the same transaction.
+        if record.trigger != .cli, !record.dryRun {
+            try connection.query(
+                "UPDATE slot_claims SET done = true, run_id = $3 WHERE job = $1 AND logical_time = $2",
+                [record.job, Timestamp.format(record.logicalTime), record.runID])
+        }
         try connection.query(
             """
             INSERT INTO run_records (job, run_id, status, start_at, logical_time, record) VALUES ($1, $2, $3, $4, $5, $6)
@@ -147,7 +171,9 @@ extension PostgresBackend {
 
     package func saveRecord(_ record: RunRecord) async throws {
         let connection = self.connection
-        try await BlockingIO.run { () throws(any Error) in try PostgresBackend.saveRecord(record, connection) }
+        try await BlockingIO.run { () throws(any Error) in
+            try connection.transaction { try PostgresBackend.saveRecord(record, connection) }
+        }
     }
 
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {

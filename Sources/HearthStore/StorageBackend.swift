@@ -22,6 +22,13 @@ package protocol StorageBackend: DocumentStore {
     /// (``LockBusyError`` names the holder).
     func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock
 
+    /// Claims slot `logicalTime` of `job` for `holder` (a daemon) for `lease`, so that of
+    /// several daemons sharing the store exactly one runs it: false when another holder has
+    /// it (its lease not expired) or its run was recorded. The holder's own claim is renewed.
+    /// The claim ends (done) with the slot's run record. One daemon per data directory: there,
+    /// every claim is granted.
+    func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool
+
     /// Finishes commits that a crash interrupted after their commit point, discards the others;
     /// returns the ids of the commits it finished.
     func recoverInterruptedCommits(holder: String, timeout: Duration) async throws -> CommitRecovery
@@ -50,6 +57,7 @@ package protocol StorageBackend: DocumentStore {
 
 extension StorageBackend {
     package func readSnapshot() throws -> any DocumentStore { self }
+    package func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool { true }
 }
 
 /// A held backend lock; released by `release()` or when the holder goes away.

@@ -89,14 +89,15 @@ package actor SchedulerDaemon: Service {
 
     nonisolated let clock: any SchedulerClock
     let runner: any SchedulerJobRunner
-    let data: DataDirectory
+    let data: any StorageBackend
+    /// Names this daemon in slot claims (several daemons on one store).
+    let claimHolder: String
     let options: Options
     let pinger: RunPinger?
     let outbox: (any DaemonOutbox)?
     let notifier: SystemdNotifier?
     let reloadSource: (@Sendable () throws -> HearthConfig)?
     let logger: Logger
-    let stateStore: SchedulerStateStore
     var random: AnyRandomNumberGenerator
 
     package private(set) var config: HearthConfig
@@ -118,7 +119,7 @@ package actor SchedulerDaemon: Service {
     ///   - notifier: `sd_notify` target; nil when not under systemd.
     /// - Throws: ``ConfigError`` when an enabled job's schedule is invalid.
     package init(
-        config: HearthConfig, data: DataDirectory, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
+        config: HearthConfig, data: any StorageBackend, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), pinger: RunPinger? = nil,
         outbox: (any DaemonOutbox)? = nil, notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
         options: Options = Options(), logger: Logger = Logger(label: "hearth")
@@ -135,7 +136,7 @@ package actor SchedulerDaemon: Service {
         self.reloadSource = reloadSource
         self.options = options
         self.logger = logger
-        self.stateStore = SchedulerStateStore(data: data)
+        self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))"
         (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .unbounded)
     }
 
@@ -254,7 +255,7 @@ package actor SchedulerDaemon: Service {
         setUp(now: clock.now())
         let names = jobs.keys.sorted()
         notifier?.notify("READY=1\nSTATUS=scheduling \(names.count) job(s)")
-        logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "dataDir": "\(data.root)"])
+        logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "store": "\(data.location)"])
         emit(.ready(jobs: names))
         var lastStatus = ""
         while !stopping {
@@ -277,7 +278,7 @@ package actor SchedulerDaemon: Service {
         let schedules = (try? Self.schedules(for: config)) ?? [:]
         for (name, (jc, schedule)) in schedules {
             var last = now
-            if let saved = stateStore.load(job: name) {
+            if let saved = data.schedulerState(job: name) {
                 if saved.schedule == jc.schedule && saved.timeZone == jc.timeZone.identifier {
                     last = saved.lastSlot
                     if last > now.addingTimeInterval(60) {
@@ -411,7 +412,7 @@ package actor SchedulerDaemon: Service {
     /// pruned at once).
     func recordSkips(_ name: String, _ slots: [Date], status: RunRecord.Status, now: Date) {
         guard !slots.isEmpty else { return }
-        let history = RunHistory(data: data, limit: config.historyLimit)
+        let data = self.data
         let kept = slots.suffix(config.historyLimit)
         if kept.count < slots.count {
             logger.notice("only the newest \(kept.count) of \(slots.count) skipped slots are recorded (historyLimit)", metadata: ["job": "\(name)"])
@@ -420,12 +421,22 @@ package actor SchedulerDaemon: Service {
             let record = RunRecord(
                 runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedOverlap ? .schedule : .catchUp,
                 logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
-            do { try history.write(record) } catch {
-                logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+            // The data directory writes the record before the event (tests and `hearth history`
+            // see it at once); another backend saves it in the background.
+            if let directory = data as? DataDirectory {
+                do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
+                    logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+                }
+            } else {
+                Task { [logger] in
+                    do { try await data.saveRecord(record) } catch {
+                        logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+                    }
+                }
             }
             emit(.skipped(job: name, logicalTime: slot, status: status))
         }
-        try? history.prune(job: name)
+        try? data.pruneRunRecords(job: name, keep: config.historyLimit)
     }
 
     /// Starts the job's next queued run, or its delayed one when its time has come.
@@ -451,13 +462,13 @@ package actor SchedulerDaemon: Service {
         let pending = active.run
         let config = self.config
         let jobConfig = j.config
-        let (runner, pinger, clock, logger, data) = (self.runner, self.pinger, self.clock, self.logger, self.data)
+        let (runner, pinger, clock, logger, data, holder) = (self.runner, self.pinger, self.clock, self.logger, self.data, self.claimHolder)
         let id = active.id
         logger.info("run starting", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)"])
         emit(.started(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt))
         let task = Task {
             let record = await Self.attempt(
-                name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, logger: logger)
+                name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
             self.attemptFinished(name, id: id, record: record)
         }
         jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
@@ -466,8 +477,26 @@ package actor SchedulerDaemon: Service {
     /// One attempt, off the actor: pings, the run, and a record when the run could not start.
     nonisolated static func attempt(
         _ name: String, _ pending: Pending, config: HearthConfig, jobConfig: JobConfig, runner: any SchedulerJobRunner,
-        pinger: RunPinger?, clock: any SchedulerClock, data: DataDirectory, logger: Logger
+        pinger: RunPinger?, clock: any SchedulerClock, data: any StorageBackend, holder: String, logger: Logger
     ) async -> RunRecord {
+        // Several daemons on one store: exactly one runs a slot (docs/storage/postgres.md#several-daemons).
+        do {
+            if try await !data.claimSlot(job: name, logicalTime: pending.slot, holder: holder, lease: config.storage.leaseTimeout) {
+                logger.info("slot claimed by another daemon", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))"])
+                let now = clock.now()
+                return RunRecord(
+                    runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+                    start: now, end: now, attempt: pending.attempt, status: .skippedOverlap, dryRun: false)
+            }
+        } catch {
+            // Not run: another daemon may hold it. A failure, retried per the job's policy.
+            let now = clock.now()
+            var record = RunRecord(
+                runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+                start: now, end: now, attempt: pending.attempt, status: .failed, dryRun: false)
+            record.error = "cannot claim the slot: \(error)"
+            return record
+        }
         if let url = jobConfig.pingURL, let pinger { await pinger.ping(url, .start, job: name) }
         var record: RunRecord
         do {
@@ -478,7 +507,7 @@ package actor SchedulerDaemon: Service {
                 runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
                 start: now, end: now, attempt: pending.attempt, status: error is CancellationError ? .cancelled : .failed, dryRun: false)
             record.error = String(describing: error)
-            do { try RunHistory(data: data, limit: config.historyLimit).write(record) } catch {
+            do { try await data.saveRecord(record) } catch {
                 logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
             }
         }
@@ -621,7 +650,7 @@ package actor SchedulerDaemon: Service {
     func persist(_ name: String) {
         guard let j = jobs[name] else { return }
         let entry = SchedulerStateStore.Entry(job: name, schedule: j.config.schedule, timeZone: j.config.timeZone.identifier, lastSlot: j.lastSlot, updatedAt: clock.now())
-        do { try stateStore.save(entry) } catch {
+        do { try data.saveSchedulerState(entry) } catch {
             logger.error("cannot save the scheduler state: \(error)", metadata: ["job": "\(name)"])
         }
     }

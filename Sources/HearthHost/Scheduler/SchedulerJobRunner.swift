@@ -16,14 +16,14 @@ package protocol SchedulerJobRunner: Sendable {
 /// Runs scheduled attempts through ``Runner`` (the per-job run lock, the timeout, the atomic
 /// commit and the run record included).
 package struct RunnerJobRunner: SchedulerJobRunner {
-    package let data: DataDirectory
+    package let data: any StorageBackend
     package let registry: JobRegistry
     package let clock: any HearthClock
     /// Outbound HTTP for jobs that call out.
     package let http: (any HTTPTransport)?
     package let logger: Logger
 
-    package init(data: DataDirectory, registry: JobRegistry, clock: any HearthClock = SystemClock(), http: (any HTTPTransport)? = nil, logger: Logger = Logger(label: "hearth")) {
+    package init(data: any StorageBackend, registry: JobRegistry, clock: any HearthClock = SystemClock(), http: (any HTTPTransport)? = nil, logger: Logger = Logger(label: "hearth")) {
         self.data = data
         self.registry = registry
         self.clock = clock

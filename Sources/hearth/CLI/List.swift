@@ -22,8 +22,7 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 try listing.format.requireListing()
                 let config = try global.loadConfig(logger: logger)
-                let data = try? global.openData(config)
-                let history = data.map { RunHistory(data: $0, limit: config.historyLimit) }
+                let store = try? global.openStore(config)
                 let now = Date()
                 var rows: [[String]] = []
                 var json: [JSONValue] = []
@@ -31,7 +30,7 @@ extension Hearth {
                     guard let jc = config.jobs[d.name] else { continue }
                     let schedule = try? Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals)
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
-                    let last = try history?.last(job: d.name)
+                    let last = try store?.runRecords(job: d.name, status: nil, limit: 1).first
                     let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
                     rows.append([d.name, jc.schedule, jc.timeZone.ianaName, jc.enabled ? (next.map(Timestamp.format) ?? "—") : "disabled", lastText])
                     var o = JSONObject([
