@@ -31,13 +31,26 @@ extension PostgresBackend {
         }
     }
 
+    package func expiredSlotClaims(job: String) async throws -> [Date] {
+        let connection = self.connection
+        return try await BlockingIO.run { () throws(any Error) -> [Date] in
+            try connection.query(
+                "SELECT extract(epoch FROM logical_time)::float8 FROM slot_claims WHERE job = $1 AND NOT done AND lease_until < now() ORDER BY logical_time",
+                [job]
+            ).values.compactMap { $0.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) } }
+        }
+    }
+
     /// A commit is one transaction: nothing to recover.
     package func recoverInterruptedCommits(holder: String, timeout: Duration) async throws -> CommitRecovery { CommitRecovery() }
 
     package func commit(_ commit: RunCommit, holder: String, timeout: Duration) async throws -> CommitResult {
-        let connection = self.connection
+        let backend = self
         return try await BlockingIO.run { () throws(any Error) in
-            try connection.transaction {
+            // A connection of its own: the shared one serves other tasks' single statements,
+            // which must not land inside this transaction.
+            let connection = try backend.connect()
+            return try connection.transaction {
                 // Commits are serialised like the directory's writers' lock: the version check
                 // and the writes of two commits never interleave.
                 try connection.query("SELECT pg_advisory_xact_lock(\(PostgresBackend.commitLockKey))")
@@ -170,8 +183,9 @@ extension PostgresBackend {
     }
 
     package func saveRecord(_ record: RunRecord) async throws {
-        let connection = self.connection
+        let backend = self
         try await BlockingIO.run { () throws(any Error) in
+            let connection = try backend.connect()
             try connection.transaction { try PostgresBackend.saveRecord(record, connection) }
         }
     }

@@ -45,7 +45,8 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` in a transaction: `BEGIN` (with `mode`, e.g. `ISOLATION LEVEL REPEATABLE
+    /// Runs `body` in a transaction (callers give it a connection no other task uses meanwhile:
+    /// each statement takes the lock, not the whole transaction): `BEGIN` (with `mode`, e.g. `ISOLATION LEVEL REPEATABLE
     /// READ`), then `COMMIT`, or `ROLLBACK` when `body` throws.
     package func transaction<T>(_ mode: String = "", _ body: () throws -> T) throws -> T {
         try execute("BEGIN \(mode)")

@@ -29,6 +29,10 @@ package protocol StorageBackend: DocumentStore {
     /// every claim is granted.
     func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool
 
+    /// Slots of `job` whose claim's lease expired before their run was recorded (their daemon
+    /// died mid-run), oldest first: another daemon takes them over with ``claimSlot``.
+    func expiredSlotClaims(job: String) async throws -> [Date]
+
     /// Finishes commits that a crash interrupted after their commit point, discards the others;
     /// returns the ids of the commits it finished.
     func recoverInterruptedCommits(holder: String, timeout: Duration) async throws -> CommitRecovery
@@ -58,6 +62,7 @@ package protocol StorageBackend: DocumentStore {
 extension StorageBackend {
     package func readSnapshot() throws -> any DocumentStore { self }
     package func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool { true }
+    package func expiredSlotClaims(job: String) async throws -> [Date] { [] }
 }
 
 /// A held backend lock; released by `release()` or when the holder goes away.

@@ -421,22 +421,17 @@ package actor SchedulerDaemon: Service {
             let record = RunRecord(
                 runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedOverlap ? .schedule : .catchUp,
                 logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
-            // The data directory writes the record before the event (tests and `hearth history`
-            // see it at once); another backend saves it in the background.
+            // Only one daemon per data directory records skips. Several daemons sharing a
+            // database each see only their own runs: a slot one of them skips another may
+            // run, so no skip is recorded there (docs/storage/postgres.md#several-daemons).
             if let directory = data as? DataDirectory {
                 do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
                     logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
                 }
-            } else {
-                Task { [logger] in
-                    do { try await data.saveRecord(record) } catch {
-                        logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
-                    }
-                }
             }
             emit(.skipped(job: name, logicalTime: slot, status: status))
         }
-        try? data.pruneRunRecords(job: name, keep: config.historyLimit)
+        if data is DataDirectory { try? data.pruneRunRecords(job: name, keep: config.historyLimit) }
     }
 
     /// Starts the job's next queued run, or its delayed one when its time has come.
@@ -474,12 +469,37 @@ package actor SchedulerDaemon: Service {
         jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
     }
 
+    /// Runs `body` while renewing this daemon's claim on the slot every third of the lease, so
+    /// the lease expires only when the daemon is gone, never under a run that is still going
+    /// (waiting for the job's lock included).
+    nonisolated static func renewingClaim<T: Sendable>(
+        job: String, slot: Date, data: any StorageBackend, holder: String, lease: Duration, _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        let renewer = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: lease / 3)
+                if Task.isCancelled { break }
+                _ = try? await data.claimSlot(job: job, logicalTime: slot, holder: holder, lease: lease)
+            }
+        }
+        defer { renewer.cancel() }
+        return try await body()
+    }
+
     /// One attempt, off the actor: pings, the run, and a record when the run could not start.
     nonisolated static func attempt(
         _ name: String, _ pending: Pending, config: HearthConfig, jobConfig: JobConfig, runner: any SchedulerJobRunner,
         pinger: RunPinger?, clock: any SchedulerClock, data: any StorageBackend, holder: String, logger: Logger
     ) async -> RunRecord {
         // Several daemons on one store: exactly one runs a slot (docs/storage/postgres.md#several-daemons).
+        // First the slots of this job whose daemon died mid-run (lease expired, no record).
+        for orphan in (try? await data.expiredSlotClaims(job: name)) ?? [] {
+            guard (try? await data.claimSlot(job: name, logicalTime: orphan, holder: holder, lease: config.storage.leaseTimeout)) == true else { continue }
+            logger.notice("taking over a slot whose daemon stopped mid-run (lease expired)", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(orphan))"])
+            _ = try? await renewingClaim(job: name, slot: orphan, data: data, holder: holder, lease: config.storage.leaseTimeout) {
+                try await runner.run(job: name, options: RunOptions(trigger: .catchUp, logicalTime: orphan, attempt: 1), config: config)
+            }
+        }
         do {
             if try await !data.claimSlot(job: name, logicalTime: pending.slot, holder: holder, lease: config.storage.leaseTimeout) {
                 logger.info("slot claimed by another daemon", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))"])
@@ -500,7 +520,9 @@ package actor SchedulerDaemon: Service {
         if let url = jobConfig.pingURL, let pinger { await pinger.ping(url, .start, job: name) }
         var record: RunRecord
         do {
-            record = try await runner.run(job: name, options: RunOptions(trigger: pending.trigger, logicalTime: pending.slot, attempt: pending.attempt), config: config)
+            record = try await renewingClaim(job: name, slot: pending.slot, data: data, holder: holder, lease: config.storage.leaseTimeout) {
+                try await runner.run(job: name, options: RunOptions(trigger: pending.trigger, logicalTime: pending.slot, attempt: pending.attempt), config: config)
+            }
         } catch {
             let now = clock.now()
             record = RunRecord(
