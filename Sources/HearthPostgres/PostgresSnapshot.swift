@@ -2,8 +2,8 @@ import HearthKit
 
 /// A run's reads: one REPEATABLE READ, READ ONLY transaction on its own connection, so every
 /// document the run reads is from the same moment (docs/storage/postgres.md#reads). Ends
-/// (rolls back, closing the connection) when the last reference goes away.
-final class PostgresSnapshot {
+/// (rolls back, closing the connection) when the last reference to the returned store goes away.
+enum PostgresSnapshot {
     static func open(_ backend: PostgresBackend) throws(PostgresError) -> PostgresDocuments {
         let connection = try backend.connect()
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
