@@ -18,6 +18,7 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 ///     HearthServer                   the daemon's HTTP endpoint: metrics, health, status page
 ///     HearthHost                     config, runner, scheduler daemon, plan report
 ///     HearthOutbound                 outbox delivery, webhooks, push providers
+///     HearthPostgres                 the PostgreSQL backend (libpq)
 ///     HearthStore  HearthHTTP  HearthSchedule
 ///     HearthKit                      the job SDK; Jobs/ imports only this
 let package = Package(
@@ -48,9 +49,16 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "CSpawn", path: "Sources/CSpawn"),
         .target(name: "HearthKit", path: "Sources/HearthKit", swiftSettings: upcoming),
         .target(name: "HearthStore", dependencies: ["HearthKit"], path: "Sources/HearthStore", swiftSettings: upcoming),
+        .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
         .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
         .target(name: "HearthSchedule", dependencies: ["HearthKit"], path: "Sources/HearthSchedule", swiftSettings: upcoming),
         .target(
@@ -66,7 +74,7 @@ let package = Package(
         .target(
             name: "HearthHost",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "CSpawn", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "CSpawn", log, lifecycle,
                 metrics, prometheus,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -88,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth",
@@ -105,7 +113,7 @@ let package = Package(
         ),
         .target(
             name: "HearthTestSupport",
-            dependencies: ["HearthKit", "HearthStore", "HearthHost"],
+            dependencies: ["HearthKit", "HearthStore", "HearthPostgres", "HearthHost"],
             path: "Tests/HearthTestSupport",
             swiftSettings: upcoming
         ),
@@ -127,7 +135,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearthKit", "HearthStore", "HearthHTTP", "HearthHost", "HearthTestSupport"],
+            dependencies: ["HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthHost", "HearthTestSupport"],
             path: "Tests/EndToEndTests",
             exclude: ["Fixtures"],   // golden files, read through #filePath (GoldenOutputTests)
             swiftSettings: upcoming

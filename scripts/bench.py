@@ -6,6 +6,14 @@ runs three times: `plan` (dry), `run` (the first real run over the seeded data),
 (the steady state of a scheduled job).
 
     scripts/bench.py [--sizes 1000,10000,100000] [--bin .build/release/hearth] [--work .bench-data]
+                     [--backend directory|postgres]
+
+With --backend postgres, $HEARTH_BENCH_PG is the URL of a PostgreSQL server's maintenance
+database (e.g. postgresql://USER:PASSWORD@HOST/postgres): each size gets a fresh database
+`hearth_bench_<users>` (dropped and recreated), `hearth migrate`, `hearth data import` of the
+data directory, and the jobs run against it. The read floor stays the directory's. Real
+directory runs change the data directory, so compare the backends from freshly seeded
+directories (a separate --work for each).
 
 Prints a Markdown table and writes bench-results.json. Data directories are seeded once and
 reused (delete --work to reseed); real runs change them, as production runs would.
@@ -21,6 +29,26 @@ def timed(cmd):
         sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr}")
     return float(wall), int(rss_kb) / 1024, r.stdout
 
+def postgres_store(a, data, size):
+    """A fresh database for `size` users holding the seeded documents; returns the options
+    that point hearth at it (a config file beside the data directory, the URL in the env)."""
+    admin = os.environ.get("HEARTH_BENCH_PG")
+    if not admin:
+        sys.exit("--backend postgres needs $HEARTH_BENCH_PG, the URL of the server's maintenance database")
+    name = f"hearth_bench_{size}"
+    subprocess.run(["psql", admin, "-qc", f"DROP DATABASE IF EXISTS {name}"], check=True)
+    subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {name}"], check=True)
+    base, _, _ = admin.rpartition("/")
+    os.environ["HEARTH_BENCH_STORE"] = base + "/" + name
+    config = os.path.abspath(data) + ".postgres.toml"
+    with open(config, "w") as f:
+        f.write(f'dataDir = "{os.path.abspath(data)}"\n[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+    where = ["--config", config]
+    subprocess.run([a.bin, "migrate"] + where, check=True, stdout=subprocess.DEVNULL)
+    wall, rss, _ = timed([a.bin, "data", "import", data] + where)
+    print(f"imported {size} users into {name} in {wall:.1f}s (peak RSS {rss:.0f} MiB)", file=sys.stderr)
+    return where
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
@@ -29,6 +57,7 @@ def main():
     ap.add_argument("--work", default=".bench-data")
     ap.add_argument("--now", default="2026-11-18T12:00:00Z")
     ap.add_argument("--jobs", default="")
+    ap.add_argument("--backend", default="directory", choices=["directory", "postgres"])
     a = ap.parse_args()
     if not a.bench_bin:
         a.bench_bin = os.path.join(os.path.dirname(a.bin), "hearth-bench")
@@ -44,7 +73,10 @@ def main():
         # Flush the seed's (and the previous runs') dirty pages first: a commit's syncfs would
         # otherwise wait for them and charge their write-back to the job.
         os.sync()
-        jobs = json.loads(subprocess.run([a.bin, "list", "--data", data, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+        where = ["--data", data]
+        if a.backend == "postgres":
+            where = postgres_store(a, data, size)
+        jobs = json.loads(subprocess.run([a.bin, "list", "--format", "json"] + where, capture_output=True, text=True, check=True).stdout)
         wanted = [j for j in jobs if not a.jobs or j["job"] in a.jobs.split(",")]
         for job in wanted:
             name = job["job"]
@@ -56,10 +88,10 @@ def main():
             # everything the seed left to do, e.g. every user's rank); next: a second run at the
             # same instant, the steady state of a job that runs on a schedule.
             for mode in ("dry", "real", "next"):
-                cmd = [a.bin, "plan" if mode == "dry" else "run", name, "--data", data, "--now", a.now, "--format", "json", "--log-level", "error"]
+                cmd = [a.bin, "plan" if mode == "dry" else "run", name, "--now", a.now, "--format", "json", "--log-level", "error"] + where
                 os.sync()
                 wall, rss, out = timed(cmd)
-                hist = json.loads(subprocess.run([a.bin, "history", name, "--data", data, "--limit", "1", "--format", "json"], capture_output=True, text=True, check=True).stdout)
+                hist = json.loads(subprocess.run([a.bin, "history", name, "--limit", "1", "--format", "json"] + where, capture_output=True, text=True, check=True).stdout)
                 docs = hist[0]["counts"]["documentsRead"] if hist else 0
                 summary = json.loads(out)["summary"]["line"] if out.strip().startswith("{") else ""
                 row[mode] = {"seconds": wall, "peakRSSMiB": round(rss, 1), "documentsRead": docs,
@@ -69,7 +101,7 @@ def main():
             results.append(row)
             print(f"{size:>7} {name:<22} floor {floor['seconds']:.2f}s  dry {row['dry']['seconds']:.2f}s  real {row['real']['seconds']:.2f}s  "
                   f"next {row['next']['seconds']:.2f}s  rss {row['dry']['peakRSSMiB']} / {row['real']['peakRSSMiB']} MiB", file=sys.stderr)
-    with open("bench-results.json", "w") as f:
+    with open("bench-results.json" if a.backend == "directory" else "bench-results-postgres.json", "w") as f:
         json.dump(results, f, indent=2)
     print("| users | job | docs read | floor (s) | dry (s) | real, first (s) | real, next (s) | dry / floor | real / floor | next / floor | docs/s (dry) | peak RSS dry / real (MiB) | first real run |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")

@@ -12,7 +12,7 @@ import HearthHost
 struct StatusRoutes: Sendable {
     let daemon: SchedulerDaemon
     let metrics: DaemonMetrics
-    let data: DataDirectory
+    let data: any StorageBackend
     let plans: PlanCache?
     let logger: Logger
 
@@ -58,16 +58,30 @@ struct StatusRoutes: Sendable {
         return Self.response(reasons.isEmpty ? .ok : .serviceUnavailable, "application/json", JSONWriter.pretty(.object(body)) + "\n")
     }
 
-    /// Whether the data directory and its state directory can be listed and written.
-    static func backendProblem(_ data: DataDirectory) async -> String? {
+    /// Whether the backend answers: for a data directory, whether it and its state directory
+    /// can be listed and written; for another backend, whether a run-history query succeeds.
+    static func backendProblem(_ data: any StorageBackend) async -> String? {
         await BlockingIO.run { () -> String? in
-            guard access(data.root, R_OK | W_OK | X_OK) == 0 else { return "the data backend is unreachable (data directory not accessible)" }
+            guard let directory = data as? DataDirectory else {
+                do { _ = try data.runRecords(job: nil, status: nil, limit: 1) } catch {
+                    return "the data backend is unreachable (a query failed)"
+                }
+                return nil
+            }
+            guard access(directory.root, R_OK | W_OK | X_OK) == 0 else { return "the data backend is unreachable (data directory not accessible)" }
             var st = stat()
-            if stat(data.stateDirectory, &st) == 0, access(data.stateDirectory, R_OK | W_OK | X_OK) != 0 {
+            if stat(directory.stateDirectory, &st) == 0, access(directory.stateDirectory, R_OK | W_OK | X_OK) != 0 {
                 return "the data backend is unreachable (state directory not writable)"
             }
             return nil
         }
+    }
+
+    /// The outbox's messages in `folder`. Only the data directory's outbox can be listed so far
+    /// (docs/storage/postgres.md#not-yet): on another backend the page and the gauges show none.
+    static func outboxMessages(_ folder: OutboxStore.Folder, _ data: any StorageBackend) throws -> [OutboxEnvelope] {
+        guard let directory = data as? DataDirectory else { return [] }
+        return try OutboxStore.messages(in: folder, data: directory)
     }
 
     /// `GET /metrics`: the gauges set from the daemon and the outbox, then everything.
@@ -75,10 +89,10 @@ struct StatusRoutes: Sendable {
         let status = await daemon.status(fireCount: 1)
         let data = self.data
         do {
-            let counts = try await BlockingIO.run { () throws(HearthStore.FileIO.Failure) -> DaemonMetrics.OutboxCounts in
+            let counts = try await BlockingIO.run { () throws(any Error) -> DaemonMetrics.OutboxCounts in
                 var counts = DaemonMetrics.OutboxCounts()
-                for e in try OutboxStore.messages(in: .pending, data: data) { counts.pending[e.kind?.rawValue ?? "unknown", default: 0] += 1 }
-                for e in try OutboxStore.messages(in: .dead, data: data) { counts.dead[e.kind?.rawValue ?? "unknown", default: 0] += 1 }
+                for e in try Self.outboxMessages(.pending, data) { counts.pending[e.kind?.rawValue ?? "unknown", default: 0] += 1 }
+                for e in try Self.outboxMessages(.dead, data) { counts.dead[e.kind?.rawValue ?? "unknown", default: 0] += 1 }
                 return counts
             }
             metrics.update(status, outbox: counts)
@@ -99,7 +113,7 @@ struct StatusRoutes: Sendable {
             let (runs, pending, dead) = try await BlockingIO.run { () throws(any Error) in
                 (
                     try data.runRecords(job: nil, status: nil, limit: Self.latestRuns),
-                    try OutboxStore.messages(in: .pending, data: data), try OutboxStore.messages(in: .dead, data: data)
+                    try Self.outboxMessages(.pending, data), try Self.outboxMessages(.dead, data)
                 )
             }
             return Self.html(.ok, StatusPage(status: status, runs: runs, pending: pending, dead: dead, now: Date()).render())

@@ -19,7 +19,7 @@ package struct StatusServer: Service {
     package let token: String?
     package let daemon: SchedulerDaemon
     package let metrics: DaemonMetrics
-    package let data: DataDirectory
+    package let data: any StorageBackend
     package let plans: PlanCache?
     package let logger: Logger
     /// Called with the port once listening (the configured one, or the one picked for port 0).
@@ -28,7 +28,7 @@ package struct StatusServer: Service {
     package let configFile: String?
 
     package init(
-        server: ServerConfig, token: String?, daemon: SchedulerDaemon, metrics: DaemonMetrics, data: DataDirectory, plans: PlanCache?,
+        server: ServerConfig, token: String?, daemon: SchedulerDaemon, metrics: DaemonMetrics, data: any StorageBackend, plans: PlanCache?,
         logger: Logger, configFile: String?, onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.configFile = configFile

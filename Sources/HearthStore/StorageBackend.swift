@@ -14,9 +14,24 @@ package protocol StorageBackend: DocumentStore {
     /// Names the backend in messages (the data directory's path).
     var location: String { get }
 
+    /// What one run attempt reads through: the same moment of every document (the data
+    /// directory reads files as they are; PostgreSQL opens a REPEATABLE READ transaction).
+    func readSnapshot() throws -> any DocumentStore
+
     /// Takes the cross-process lock that serialises real runs of `job`, waiting up to `timeout`
     /// (``LockBusyError`` names the holder).
     func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock
+
+    /// Claims slot `logicalTime` of `job` for `holder` (a daemon) for `lease`, so that of
+    /// several daemons sharing the store exactly one runs it: false when another holder has
+    /// it (its lease not expired) or its run was recorded. The holder's own claim is renewed.
+    /// The claim ends (done) with the slot's run record. One daemon per data directory: there,
+    /// every claim is granted.
+    func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool
+
+    /// Slots of `job` whose claim's lease expired before their run was recorded (their daemon
+    /// died mid-run), oldest first: another daemon takes them over with ``claimSlot``.
+    func expiredSlotClaims(job: String) async throws -> [Date]
 
     /// Finishes commits that a crash interrupted after their commit point, discards the others;
     /// returns the ids of the commits it finished.
@@ -55,6 +70,12 @@ package protocol StorageBackend: DocumentStore {
 
     /// Resumes `job`; nothing happens when it is not paused.
     func clearPause(job: String) throws
+}
+
+extension StorageBackend {
+    package func readSnapshot() throws -> any DocumentStore { self }
+    package func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool { true }
+    package func expiredSlotClaims(job: String) async throws -> [Date] { [] }
 }
 
 /// A held backend lock; released by `release()` or when the holder goes away.

@@ -91,6 +91,21 @@ package struct ConfigLoader: Sendable {
         if var t = try r.table("store") {
             if let m = try t.mode("fileMode", max: 0o777) { config.store.fileMode = m }
             if let m = try t.mode("dirMode", max: 0o7777) { config.store.dirMode = m }
+            if let kind = try t.string("kind") {
+                guard let k = StoreConfig.Kind(rawValue: kind) else {
+                    throw ConfigError(file: file, line: t.table["kind"]?.line, "[store] kind: \(JSONWriter.quoted(kind)) is not a storage backend; accepted: \"directory\", \"postgres\"")
+                }
+                config.storage.kind = k
+            }
+            if t.table["url"] != nil {
+                throw ConfigError(file: file, line: t.table["url"]?.line, "[store] url: the PostgreSQL URL holds a password and is never written in the config; put it in a file (urlFile) or an environment variable (urlEnv)")
+            }
+            config.storage.urlEnv = try t.string("urlEnv")
+            config.storage.urlFile = try t.path("urlFile")
+            if config.storage.urlEnv != nil, config.storage.urlFile != nil {
+                throw ConfigError(file: file, line: t.table["urlFile"]?.line, "[store] urlEnv and urlFile are both set; keep one (the PostgreSQL URL comes from exactly one place)")
+            }
+            if let d = try t.duration("leaseTimeout") { config.storage.leaseTimeout = d }
             try t.finish()
         }
         if var t = try r.table("http") {

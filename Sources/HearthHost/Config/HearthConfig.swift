@@ -28,8 +28,14 @@ package struct HearthConfig: Sendable {
     package var http = HTTPConfig()
     /// `[server]`: the daemon's HTTP endpoint (nil: off).
     package var server: ServerConfig?
+    /// `[store]`: the storage backend (kind, PostgreSQL URL source, lease timeout) and the
+    /// modes of new documents and collection directories.
+    package var storage = StoreConfig()
     /// `[store] fileMode` / `dirMode`: modes of new documents and collection directories.
-    package var store = FileOwnership()
+    package var store: FileOwnership {
+        get { storage.ownership }
+        set { storage.ownership = newValue }
+    }
     /// `[scheduler] allowSecondIntervals`: accept `every N seconds` (for tests only).
     package var allowSecondIntervals = false
     /// Things worth telling the operator that are not errors (e.g. a secret file readable by others).

@@ -67,7 +67,7 @@ package struct Runner: Sendable {
             let ctx = JobContext(
                 jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: start, timeZone: jc.timeZone,
                 parameters: try JobParameters.resolve(specs: descriptor.parameters, config: jc.params, commandLine: options.parameters),
-                store: store, policy: jc.policy.onInvalidDocument, progress: options.progress)
+                store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress)
             do {
                 try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
                 try descriptor.checkDeclaredWrites(ctx.changeset)

@@ -97,14 +97,15 @@ package actor SchedulerDaemon: Service {
 
     nonisolated let clock: any SchedulerClock
     let runner: any SchedulerJobRunner
-    let data: DataDirectory
+    let data: any StorageBackend
+    /// Names this daemon in slot claims (several daemons on one store).
+    let claimHolder: String
     let options: Options
     let pinger: RunPinger?
     let outbox: (any DaemonOutbox)?
     let notifier: SystemdNotifier?
     let reloadSource: (@Sendable () throws -> HearthConfig)?
     let logger: Logger
-    let stateStore: SchedulerStateStore
     let metrics: DaemonMetrics?
     var random: AnyRandomNumberGenerator
 
@@ -141,7 +142,7 @@ package actor SchedulerDaemon: Service {
     ///   - metrics: where runs, skipped slots and the gauges are recorded; nil: nowhere.
     /// - Throws: ``ConfigError`` when an enabled job's schedule is invalid.
     package init(
-        config: HearthConfig, data: DataDirectory, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
+        config: HearthConfig, data: any StorageBackend, runner: any SchedulerJobRunner, clock: any SchedulerClock = SystemSchedulerClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), pinger: RunPinger? = nil,
         outbox: (any DaemonOutbox)? = nil, notifier: SystemdNotifier? = nil, reloadSource: (@Sendable () throws -> HearthConfig)? = nil,
         options: Options = Options(), metrics: DaemonMetrics? = nil, logger: Logger = Logger(label: "hearth")
@@ -158,8 +159,8 @@ package actor SchedulerDaemon: Service {
         self.reloadSource = reloadSource
         self.options = options
         self.logger = logger
-        self.stateStore = SchedulerStateStore(data: data)
         self.metrics = metrics
+        self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))"
         (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .unbounded)
     }
 
@@ -282,7 +283,7 @@ package actor SchedulerDaemon: Service {
         startPauseWatcher()
         let names = jobs.keys.sorted()
         notifier?.notify("READY=1\nSTATUS=scheduling \(names.count) job(s)")
-        logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "dataDir": "\(data.root)"])
+        logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "store": "\(data.location)"])
         emit(.ready(jobs: names))
         var lastStatus = ""
         while !stopping {
@@ -310,7 +311,7 @@ package actor SchedulerDaemon: Service {
         for name in config.jobs.keys { loadHistory(name) }
         for (name, (jc, schedule)) in schedules {
             var last = now
-            if let saved = stateStore.load(job: name) {
+            if let saved = data.schedulerState(job: name) {
                 if saved.schedule == jc.schedule && saved.timeZone == jc.timeZone.identifier {
                     last = saved.lastSlot
                     if last > now.addingTimeInterval(60) {
@@ -453,7 +454,7 @@ package actor SchedulerDaemon: Service {
     /// pruned at once).
     func recordSkips(_ name: String, _ slots: [Date], status: RunRecord.Status, now: Date) {
         guard !slots.isEmpty else { return }
-        let history = RunHistory(data: data, limit: config.historyLimit)
+        let data = self.data
         let kept = slots.suffix(config.historyLimit)
         switch status {
         case .skippedOverlap: metrics?.slotsSkipped(job: name, reason: .overlap, count: slots.count)
@@ -468,13 +469,18 @@ package actor SchedulerDaemon: Service {
             let record = RunRecord(
                 runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedCatchUp ? .catchUp : .schedule,
                 logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
-            do { try history.write(record) } catch {
-                logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+            // Only one daemon per data directory records skips. Several daemons sharing a
+            // database each see only their own runs: a slot one of them skips another may
+            // run, so no skip is recorded there (docs/storage/postgres.md#several-daemons).
+            if let directory = data as? DataDirectory {
+                do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
+                    logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+                }
             }
             lastRecords[name] = record
             emit(.skipped(job: name, logicalTime: slot, status: status))
         }
-        try? history.prune(job: name)
+        if data is DataDirectory { try? data.pruneRunRecords(job: name, keep: config.historyLimit) }
     }
 
     /// Starts the job's next queued run, or its delayed one when its time has come.
@@ -500,34 +506,79 @@ package actor SchedulerDaemon: Service {
         let pending = active.run
         let config = self.config
         let jobConfig = j.config
-        let (runner, pinger, clock, logger, data) = (self.runner, self.pinger, self.clock, self.logger, self.data)
+        let (runner, pinger, clock, logger, data, holder) = (self.runner, self.pinger, self.clock, self.logger, self.data, self.claimHolder)
         let id = active.id
         logger.info("run starting", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)"])
         emit(.started(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt))
         let task = Task {
             let record = await Self.attempt(
-                name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, logger: logger)
+                name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
             self.attemptFinished(name, id: id, record: record)
         }
         jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
     }
 
+    /// Runs `body` while renewing this daemon's claim on the slot every third of the lease, so
+    /// the lease expires only when the daemon is gone, never under a run that is still going
+    /// (waiting for the job's lock included).
+    nonisolated static func renewingClaim<T: Sendable>(
+        job: String, slot: Date, data: any StorageBackend, holder: String, lease: Duration, _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        let renewer = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: lease / 3)
+                if Task.isCancelled { break }
+                _ = try? await data.claimSlot(job: job, logicalTime: slot, holder: holder, lease: lease)
+            }
+        }
+        defer { renewer.cancel() }
+        return try await body()
+    }
+
     /// One attempt, off the actor: pings, the run, and a record when the run could not start.
     nonisolated static func attempt(
         _ name: String, _ pending: Pending, config: HearthConfig, jobConfig: JobConfig, runner: any SchedulerJobRunner,
-        pinger: RunPinger?, clock: any SchedulerClock, data: DataDirectory, logger: Logger
+        pinger: RunPinger?, clock: any SchedulerClock, data: any StorageBackend, holder: String, logger: Logger
     ) async -> RunRecord {
+        // Several daemons on one store: exactly one runs a slot (docs/storage/postgres.md#several-daemons).
+        // First the slots of this job whose daemon died mid-run (lease expired, no record).
+        for orphan in (try? await data.expiredSlotClaims(job: name)) ?? [] {
+            guard (try? await data.claimSlot(job: name, logicalTime: orphan, holder: holder, lease: config.storage.leaseTimeout)) == true else { continue }
+            logger.notice("taking over a slot whose daemon stopped mid-run (lease expired)", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(orphan))"])
+            _ = try? await renewingClaim(job: name, slot: orphan, data: data, holder: holder, lease: config.storage.leaseTimeout) {
+                try await runner.run(job: name, options: RunOptions(trigger: .catchUp, logicalTime: orphan, attempt: 1), config: config)
+            }
+        }
+        do {
+            if try await !data.claimSlot(job: name, logicalTime: pending.slot, holder: holder, lease: config.storage.leaseTimeout) {
+                logger.info("slot claimed by another daemon", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))"])
+                let now = clock.now()
+                return RunRecord(
+                    runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+                    start: now, end: now, attempt: pending.attempt, status: .skippedOverlap, dryRun: false)
+            }
+        } catch {
+            // Not run: another daemon may hold it. A failure, retried per the job's policy.
+            let now = clock.now()
+            var record = RunRecord(
+                runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+                start: now, end: now, attempt: pending.attempt, status: .failed, dryRun: false)
+            record.error = "cannot claim the slot: \(error)"
+            return record
+        }
         if let url = jobConfig.pingURL, let pinger { await pinger.ping(url, .start, job: name) }
         var record: RunRecord
         do {
-            record = try await runner.run(job: name, options: RunOptions(trigger: pending.trigger, logicalTime: pending.slot, attempt: pending.attempt), config: config)
+            record = try await renewingClaim(job: name, slot: pending.slot, data: data, holder: holder, lease: config.storage.leaseTimeout) {
+                try await runner.run(job: name, options: RunOptions(trigger: pending.trigger, logicalTime: pending.slot, attempt: pending.attempt), config: config)
+            }
         } catch {
             let now = clock.now()
             record = RunRecord(
                 runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
                 start: now, end: now, attempt: pending.attempt, status: error is CancellationError ? .cancelled : .failed, dryRun: false)
             record.error = String(describing: error)
-            do { try RunHistory(data: data, limit: config.historyLimit).write(record) } catch {
+            do { try await data.saveRecord(record) } catch {
                 logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
             }
         }
@@ -683,7 +734,7 @@ package actor SchedulerDaemon: Service {
     func persist(_ name: String) {
         guard let j = jobs[name] else { return }
         let entry = SchedulerStateStore.Entry(job: name, schedule: j.config.schedule, timeZone: j.config.timeZone.identifier, lastSlot: j.lastSlot, updatedAt: clock.now())
-        do { try stateStore.save(entry) } catch {
+        do { try data.saveSchedulerState(entry) } catch {
             logger.error("cannot save the scheduler state: \(error)", metadata: ["job": "\(name)"])
         }
     }

@@ -16,7 +16,7 @@ package protocol SchedulerJobRunner: Sendable {
 /// Runs scheduled attempts through ``Runner`` (the per-job run lock, the timeout, the atomic
 /// commit and the run record included).
 package struct RunnerJobRunner: SchedulerJobRunner {
-    package let data: DataDirectory
+    package let data: any StorageBackend
     package let registry: JobRegistry
     package let clock: any HearthClock
     /// Outbound HTTP for jobs that call out.
@@ -26,7 +26,7 @@ package struct RunnerJobRunner: SchedulerJobRunner {
     package let plans: PlanCache?
 
     package init(
-        data: DataDirectory, registry: JobRegistry, clock: any HearthClock = SystemClock(), http: (any HTTPTransport)? = nil,
+        data: any StorageBackend, registry: JobRegistry, clock: any HearthClock = SystemClock(), http: (any HTTPTransport)? = nil,
         logger: Logger = Logger(label: "hearth"), plans: PlanCache? = nil
     ) {
         self.data = data

@@ -1,5 +1,5 @@
 package import Foundation
-import HearthKit
+package import HearthKit
 
 /// The daemon's persisted per-job state, `.hearth/scheduler/<job>.json`:
 ///
@@ -36,14 +36,14 @@ package struct SchedulerStateStore: Sendable {
             self.updatedAt = updatedAt
         }
 
-        var json: JSONObject {
+        package var json: JSONObject {
             JSONObject([
                 ("job", .string(job)), ("schedule", .string(schedule)), ("timeZone", .string(timeZone)),
                 ("lastSlot", Timestamp.json(lastSlot)), ("updatedAt", Timestamp.json(updatedAt)),
             ])
         }
 
-        init?(json o: JSONObject) {
+        package init?(json o: JSONObject) {
             guard let job = o["job"]?.stringValue, let schedule = o["schedule"]?.stringValue,
                 let zone = o["timeZone"]?.stringValue, let last = o["lastSlot"].flatMap(Timestamp.date(from:))
             else { return nil }

@@ -5,7 +5,8 @@ import HearthKit
 /// narrow windows they need. Unset in production: every hook is a no-op.
 ///
 /// - `HEARTH_FAULT_COMMIT_STEP_DELAY_US`: sleep this many microseconds after every step of a
-///   commit (journal write, commit rename, each file), so a SIGKILL lands inside the commit.
+///   commit (journal write, commit rename, each file; each statement of a PostgreSQL commit), so
+///   a SIGKILL lands inside the commit.
 /// - `HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS`: on a run's first attempt, sleep this long between
 ///   running the job and taking the commit lock, so another process can change a document.
 package enum FaultInjection {
@@ -16,7 +17,7 @@ package enum FaultInjection {
         ProcessInfo.processInfo.environment[name].flatMap { UInt32($0) } ?? 0
     }
 
-    static func commitStep() {
+    package static func commitStep() {
         if commitStepDelay > 0 { usleep(commitStepDelay) }
     }
 

@@ -64,8 +64,8 @@ extension Hearth {
                 guard slots.count <= Self.maximumSlots else {
                     throw UsageError("--from \(from) --to \(to) holds more than \(Self.maximumSlots) slots of \"\(jc.schedule)\"; backfill a shorter range at a time")
                 }
-                let data = try global.openData(config)
-                let runner = Runner(config: config, data: data, registry: JobCatalog.registry, logger: logger)
+                let store = try global.openStore(config)
+                let runner = Runner(config: config, data: store, registry: JobCatalog.registry, logger: logger)
                 _ = try runner.prepare(job, parameters: [:])
                 if slots.isEmpty {
                     if format == .json { emit("[]\n") } else {

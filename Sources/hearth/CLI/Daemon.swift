@@ -3,6 +3,7 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthHost
+import HearthStore
 import HearthHTTP
 import HearthServer
 import ServiceLifecycle
@@ -28,12 +29,13 @@ extension Hearth {
             do {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
+                let store = try global.openStore(config)
+                let directory = store as? DataDirectory
                 let clock = SystemSchedulerClock()
                 let options = global
                 // Finish a crashed commit first, as every writing command does (its outbox
                 // messages become deliverable).
-                try await OutboxSetup.recover(config: config, data: data, logger: logger)
+                if let directory { try await OutboxSetup.recover(config: config, data: directory, logger: logger) }
                 // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
                 // (docs/operations/monitoring.md): without it no event loop is started.
                 let token = try config.server?.token(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)")
@@ -42,15 +44,17 @@ extension Hearth {
                 // One HTTP client (created on first use) for the jobs, the outbox and the pings.
                 let http = LazyCurlTransport(config: config.http)
                 let daemon = try SchedulerDaemon(
-                    config: config, data: data,
-                    runner: RunnerJobRunner(data: data, registry: JobCatalog.registry, clock: clock, http: http, logger: logger, plans: plans),
+                    config: config, data: store,
+                    runner: RunnerJobRunner(data: store, registry: JobCatalog.registry, clock: clock, http: http, logger: logger, plans: plans),
                     clock: clock, pinger: DaemonHTTP.pinger(config: config, transport: http, logger: logger),
-                    outbox: try DaemonOutboxDelivery(config: config, data: data, http: http, logger: logger, metrics: metrics), notifier: SystemdNotifier(),
+                    // The deliverer works on a data directory only so far (docs/storage/postgres.md#not-yet).
+                    outbox: try directory.map { d throws(ConfigError) in try DaemonOutboxDelivery(config: config, data: d, http: http, logger: logger, metrics: metrics) },
+                    notifier: SystemdNotifier(),
                     reloadSource: { try options.loadConfig(logger: logger) }, metrics: metrics, logger: logger)
                 var alongside: [(service: any Service, name: String)] = []
                 if let server = config.server, let metrics {
                     let endpoint = StatusServer(
-                        server: server, token: token, daemon: daemon, metrics: metrics, data: data, plans: plans, logger: logger, configFile: config.file)
+                        server: server, token: token, daemon: daemon, metrics: metrics, data: store, plans: plans, logger: logger, configFile: config.file)
                     alongside.append((endpoint, "http-endpoint"))
                 }
                 try await daemon.runHandlingSignals(logger: logger, alongside: alongside)

@@ -3,6 +3,7 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
+import HearthPostgres
 
 /// sysexits(3) codes and the mapping from Hearth's error types (docs/cli.md#exit-codes-sysexits).
 enum ExitStatus {
@@ -20,7 +21,7 @@ enum ExitStatus {
         switch error {
         case is UsageError, is UnknownJobError, is ParameterError: return usage
         case is InvalidInputError: return dataError
-        case is LockBusyError, is ConflictError: return tempFail
+        case is LockBusyError, is ConflictError, is PostgresError: return tempFail
         case is ConfigError, is JobSetupError, is StoreError: return config
         case is FileIO.Failure: return ioError
         case is OwnershipError: return noPermission

@@ -20,4 +20,18 @@ extension GlobalOptions {
             throw ExitStatus.fail(error)
         }
     }
+
+    /// Like ``withData(listing:_:)``, over the configured backend (directory or PostgreSQL).
+    func withStore(listing: ListingFormat? = nil, _ body: (Logger, HearthConfig, any StorageBackend) async throws -> Void) async throws {
+        do {
+            let logger = try bootstrap()
+            try listing?.format.requireListing()
+            let config = try loadConfig(logger: logger)
+            try await body(logger, config, try openStore(config))
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw ExitStatus.fail(error)
+        }
+    }
 }

@@ -25,7 +25,7 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withData(listing: listing) { _, config, data in
+            try await global.withStore(listing: listing) { _, _, store in
                 var wanted: RunRecord.Status?
                 if let status {
                     guard let s = RunRecord.Status(rawValue: status) else {
@@ -33,7 +33,7 @@ extension Hearth {
                     }
                     wanted = s
                 }
-                let records = try RunHistory(data: data, limit: config.historyLimit).list(job: job, status: wanted, limit: limit)
+                let records = try store.runRecords(job: job, status: wanted, limit: limit)
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(.array(records.map { .object($0.json) })) + "\n")
                 default:

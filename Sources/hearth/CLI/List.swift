@@ -22,9 +22,8 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 try listing.format.requireListing()
                 let config = try global.loadConfig(logger: logger)
-                let data = try? global.openData(config)
-                let history = data.map { RunHistory(data: $0, limit: config.historyLimit) }
-                let pauses = (try? data?.pauses()) ?? [:]
+                let store = try? global.openStore(config)
+                let pauses = (try? store?.pauses()) ?? [:]
                 let now = Date()
                 var rows: [[String]] = []
                 var json: [JSONValue] = []
@@ -32,7 +31,7 @@ extension Hearth {
                     guard let jc = config.jobs[d.name] else { continue }
                     let schedule = try? Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals)
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
-                    let last = try history?.last(job: d.name)
+                    let last = try store?.runRecords(job: d.name, status: nil, limit: 1).first
                     let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
                     let pause = pauses[d.name]
                     let nextText = !jc.enabled ? "disabled" : pause != nil ? "paused" + (pause?.note.map { ": \($0)" } ?? "") : (next.map(Timestamp.format) ?? "—")

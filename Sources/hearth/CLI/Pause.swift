@@ -11,7 +11,7 @@ extension Hearth {
         static let configuration = CommandConfiguration(
             abstract: "Pause a job: the daemon skips its slots (recorded skipped-paused) until `hearth resume`.",
             discussion: """
-                Kept in the data backend (.hearth/paused/JOB.json); a running daemon picks it up within \
+                Kept in the data backend (.hearth/paused/JOB.json, or the job_pauses table on PostgreSQL); a running daemon picks it up within \
                 a second. A run in progress finishes. `hearth run JOB` still works (with a warning).
                 """)
 
@@ -24,7 +24,7 @@ extension Hearth {
         var note: String?
 
         func run() async throws {
-            try await global.withData { logger, config, data in
+            try await global.withStore { logger, config, data in
                 guard config.jobs[job] != nil else {
                     throw UnknownJobError(name: job, known: global.registry(config, logger: logger).names)
                 }

@@ -16,7 +16,7 @@ extension Hearth {
         var job: String
 
         func run() async throws {
-            try await global.withData { logger, config, data in
+            try await global.withStore { logger, config, data in
                 guard config.jobs[job] != nil else {
                     throw UnknownJobError(name: job, known: global.registry(config, logger: logger).names)
                 }

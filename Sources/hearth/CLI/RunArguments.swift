@@ -55,9 +55,9 @@ struct RunArguments: ParsableArguments {
             let params = try parsedParams()
             let now = try parsedNow()
             let config = try global.loadConfig(logger: logger)
-            let data = try global.openData(config)
-            let runner = Runner(config: config, data: data, registry: JobCatalog.registry, logger: logger)
-            if let pause = try? data.pauses()[job] {
+            let store = try global.openStore(config)
+            let runner = Runner(config: config, data: store, registry: JobCatalog.registry, logger: logger)
+            if let pause = try? store.pauses()[job] {
                 emitError("warning: \(job) is paused\(pause.note.map { " (\($0))" } ?? ""); running it by hand anyway. The daemon skips its slots until `hearth resume \(job)`.\n")
             }
             var progress: (@Sendable (Int) -> Void)?
@@ -70,7 +70,7 @@ struct RunArguments: ParsableArguments {
                 for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
                 if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
                 let code = ExitStatus.fail(error)
-                if !dryRun { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+                if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
                 return code
             }
             switch format {
@@ -80,7 +80,7 @@ struct RunArguments: ParsableArguments {
             case .json: emit(JSONWriter.pretty(outcome.plan.json) + "\n")
             case .markdown: emit(outcome.plan.markdown(limit: limit))
             }
-            if !dryRun { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+            if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
             if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
             return .success
         } catch {

@@ -1,0 +1,55 @@
+package import Foundation
+package import HearthKit
+import HearthStore
+
+/// Hearth's documents, runs, scheduler state and outbox in a PostgreSQL database
+/// (docs/storage/postgres.md). Reads outside a run go through one shared connection; a run
+/// reads through its own snapshot (``readSnapshot()``); commits are one transaction.
+package struct PostgresBackend: StorageBackend {
+    /// The connection string; never printed (see ``location``).
+    private let url: String
+    let connection: PostgresConnection
+    let documents: PostgresDocuments
+    package let location: String
+
+    /// Connects, and checks that `hearth migrate` brought the schema up to date.
+    package init(url: String, requireSchema: Bool = true) throws {
+        self.url = url
+        connection = try PostgresConnection(url: url)
+        documents = PostgresDocuments(connection: connection, caching: false)
+        location = PostgresBackend.describe(url)
+        if requireSchema {
+            let version = try PostgresSchema.currentVersion(connection)
+            guard version >= PostgresSchema.latest else {
+                throw StoreError("the PostgreSQL database \(location) has schema version \(version); this hearth needs \(PostgresSchema.latest). Run `hearth migrate` first.")
+            }
+        }
+    }
+
+    /// A new connection to the same database (a snapshot, a lock, a deliverer).
+    package func connect() throws(PostgresError) -> PostgresConnection { try PostgresConnection(url: url) }
+
+    /// `postgres database NAME` — the database's name only: the URL holds a password.
+    static func describe(_ url: String) -> String {
+        if let c = URLComponents(string: url), c.scheme?.hasPrefix("postgres") == true {
+            let name = c.path.split(separator: "/").first.map(String.init) ?? (c.user ?? "")
+            return "postgres database \(name.isEmpty ? "(default)" : name)"
+        }
+        if let part = url.split(separator: " ").first(where: { $0.hasPrefix("dbname=") }) {
+            return "postgres database \(part.dropFirst(7))"
+        }
+        return "postgres database (default)"
+    }
+
+    // MARK: DocumentStore
+
+    package func documentIDs(in collection: String) throws(StoreError) -> [String] { try documents.documentIDs(in: collection) }
+    package func read(_ path: DocumentPath) -> DocumentRead { documents.read(path) }
+    package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] { try documents.readCollection(collection) }
+    package func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] {
+        try documents.ledgerEntries(namespace: namespace, from: from, to: to)
+    }
+    package func ledgerFiles(namespace: String, before date: Date) throws -> [String] {
+        try documents.ledgerFiles(namespace: namespace, before: date)
+    }
+}

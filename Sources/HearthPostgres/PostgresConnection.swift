@@ -1,0 +1,129 @@
+import CLibPQ
+import Foundation
+import Synchronization
+
+/// One libpq connection (docs/storage/postgres.md). Every call is blocking; callers on the
+/// cooperative pool run them through `BlockingIO`.
+///
+/// `@unchecked Sendable`: the `PGconn` is only touched inside `mutex`, so one thread at a time
+/// uses it, which is all libpq asks of a connection.
+package final class PostgresConnection: @unchecked Sendable {
+    private let conn: OpaquePointer
+    private let mutex = Mutex(())
+    /// Secrets to remove from every error message (the URL and its password).
+    private let secrets: [String]
+
+    /// Connects to `url` (a `postgresql://` URL or a libpq `key=value` string).
+    package init(url: String) throws(PostgresError) {
+        secrets = PostgresConnection.secrets(in: url)
+        guard let c = PQconnectdb(url) else { throw PostgresError("cannot allocate a PostgreSQL connection") }
+        conn = c
+        guard PQstatus(c) == CONNECTION_OK else {
+            // deinit finishes the connection: every stored property is set by now.
+            let message = PostgresConnection.redact(String(cString: PQerrorMessage(c)), secrets: secrets)
+            throw PostgresError("cannot connect to PostgreSQL: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); check the URL in [store] urlEnv/urlFile and that the server is running")
+        }
+        // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
+        PQsetNoticeProcessor(c, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(conn) }
+
+    /// Runs one statement with text parameters (`$1`, `$2`, …); returns its rows as text.
+    @discardableResult
+    package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
+        try mutex.withLock { _ throws(PostgresError) in try run(sql, parameters) }
+    }
+
+    /// Runs several statements (no parameters), e.g. a migration.
+    package func execute(_ sql: String) throws(PostgresError) {
+        try mutex.withLock { _ throws(PostgresError) in
+            guard let r = PQexec(conn, sql) else { throw failure(nil, sql: sql) }
+            defer { PQclear(r) }
+            let status = PQresultStatus(r)
+            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(r, sql: sql) }
+        }
+    }
+
+    /// Runs `body` in a transaction (callers give it a connection no other task uses meanwhile:
+    /// each statement takes the lock, not the whole transaction): `BEGIN` (with `mode`, e.g. `ISOLATION LEVEL REPEATABLE
+    /// READ`), then `COMMIT`, or `ROLLBACK` when `body` throws.
+    package func transaction<T>(_ mode: String = "", _ body: () throws -> T) throws -> T {
+        try execute("BEGIN \(mode)")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func run(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        let result: OpaquePointer? = withCStrings(parameters) { pointers in
+            PQexecParams(conn, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        }
+        guard let r = result else { throw failure(nil, sql: sql) }
+        defer { PQclear(r) }
+        switch PQresultStatus(r) {
+        case PGRES_COMMAND_OK:
+            return PostgresRows(columns: 0, values: [], affected: Int(String(cString: PQcmdTuples(r))) ?? 0)
+        case PGRES_TUPLES_OK:
+            let rows = Int(PQntuples(r))
+            let columns = Int(PQnfields(r))
+            var values: [String?] = []
+            values.reserveCapacity(rows * columns)
+            for i in 0..<rows {
+                for j in 0..<columns {
+                    if PQgetisnull(r, Int32(i), Int32(j)) == 1 {
+                        values.append(nil)
+                    } else {
+                        let length = Int(PQgetlength(r, Int32(i), Int32(j)))
+                        let p = PQgetvalue(r, Int32(i), Int32(j))!
+                        values.append(p.withMemoryRebound(to: UInt8.self, capacity: length) {
+                            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                        })
+                    }
+                }
+            }
+            return PostgresRows(columns: columns, values: values, affected: rows)
+        default:
+            throw failure(r, sql: sql)
+        }
+    }
+
+    private func failure(_ result: OpaquePointer?, sql: String) -> PostgresError {
+        var state: String?
+        if let result, let s = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: s) }
+        let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let statement = sql.split(separator: " ").prefix(3).joined(separator: " ")
+        return PostgresError("PostgreSQL: \(redacted(message)) (in \(statement) …)", sqlState: state)
+    }
+
+    private func redacted(_ s: String) -> String { PostgresConnection.redact(s, secrets: secrets) }
+
+    static func redact(_ s: String, secrets: [String]) -> String {
+        var out = s
+        for secret in secrets where !secret.isEmpty { out = out.replacingOccurrences(of: secret, with: "…") }
+        return out
+    }
+
+    /// The URL itself and the password in it (`postgresql://user:PASSWORD@host/db` or `password=…`).
+    static func secrets(in url: String) -> [String] {
+        var out = [url]
+        if let components = URLComponents(string: url), let password = components.password { out.append(password) }
+        for part in url.split(separator: " ") where part.hasPrefix("password=") { out.append(String(part.dropFirst(9))) }
+        return out.sorted { $0.count > $1.count }
+    }
+}
+
+/// Passes `strings` to C as `const char * const *` (nil stays NULL: SQL NULL).
+private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    if strings.isEmpty { return body(nil) }
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0)! } }
+    defer { for p in pointers { free(p) } }
+    return pointers.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: strings.count) { body($0) }
+    }
+}

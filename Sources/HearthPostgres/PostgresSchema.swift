@@ -1,0 +1,103 @@
+/// The PostgreSQL schema, as numbered migrations `hearth migrate` applies in order, each in
+/// its own transaction and recorded in `schema_migrations` (docs/storage/postgres.md#schema).
+/// Applied migrations are never edited; a change is a new migration.
+package enum PostgresSchema {
+    package struct Migration: Sendable {
+        package let version: Int
+        package let name: String
+        package let sql: String
+    }
+
+    package static let migrations: [Migration] = [
+        Migration(version: 1, name: "documents, runs, scheduler state, outbox, ledger, slot claims", sql: """
+            CREATE SEQUENCE document_versions;
+            CREATE TABLE documents (
+                collection text COLLATE "C" NOT NULL,
+                id text COLLATE "C" NOT NULL,
+                raw text NOT NULL,
+                data jsonb GENERATED ALWAYS AS (raw::jsonb) STORED,
+                version bigint NOT NULL,
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (collection, id),
+                CHECK (octet_length(raw) <= 1048576)
+            );
+            CREATE TABLE run_records (
+                job text COLLATE "C" NOT NULL,
+                run_id text COLLATE "C" NOT NULL,
+                status text NOT NULL,
+                start_at timestamptz NOT NULL,
+                logical_time timestamptz NOT NULL,
+                record text NOT NULL,
+                PRIMARY KEY (job, run_id)
+            );
+            CREATE INDEX run_records_start ON run_records (job, start_at DESC, run_id DESC);
+            CREATE TABLE scheduler_state (
+                job text PRIMARY KEY,
+                state text NOT NULL,
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE TABLE outbox (
+                seq bigserial PRIMARY KEY,
+                id text NOT NULL UNIQUE,
+                job text NOT NULL,
+                run_id text NOT NULL,
+                folder text NOT NULL DEFAULT 'pending',
+                envelope text NOT NULL,
+                next_attempt_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL
+            );
+            CREATE INDEX outbox_pending ON outbox (folder, next_attempt_at, seq);
+            CREATE TABLE ledger (
+                name text COLLATE "C" PRIMARY KEY,
+                namespace text NOT NULL,
+                body text NOT NULL
+            );
+            CREATE TABLE slot_claims (
+                job text NOT NULL,
+                logical_time timestamptz NOT NULL,
+                run_id text,
+                claimed_by text NOT NULL,
+                lease_until timestamptz NOT NULL,
+                done boolean NOT NULL DEFAULT false,
+                PRIMARY KEY (job, logical_time)
+            );
+            CREATE TABLE job_pauses (
+                job text PRIMARY KEY,
+                note text,
+                paused_at timestamptz NOT NULL DEFAULT now(),
+                paused_by text NOT NULL DEFAULT 'cli'
+            );
+            """),
+    ]
+
+    /// The newest schema version this build knows.
+    package static var latest: Int { migrations.last?.version ?? 0 }
+
+    /// Applies the migrations not applied yet; returns their versions. Idempotent; two
+    /// concurrent `hearth migrate` wait for each other (an advisory lock).
+    package static func migrate(_ connection: PostgresConnection) throws -> [Int] {
+        try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+        try connection.query("SELECT pg_advisory_lock(\(migrateLockKey))")
+        defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(migrateLockKey))") }
+        let applied = Set(try connection.query("SELECT version FROM schema_migrations").values.compactMap { $0.flatMap(Int.init) })
+        var done: [Int] = []
+        for m in migrations where !applied.contains(m.version) {
+            try connection.transaction {
+                try connection.execute(m.sql)
+                try connection.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [String(m.version), m.name])
+            }
+            done.append(m.version)
+        }
+        return done
+    }
+
+    /// The applied version (0: none), for the check every command makes before using the
+    /// database.
+    package static func currentVersion(_ connection: PostgresConnection) throws(PostgresError) -> Int {
+        let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL")
+        guard exists[0, 0] == "t" else { return 0 }
+        return Int(try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")[0, 0] ?? "0") ?? 0
+    }
+
+    static let migrateLockKey = 0x4865_6172_7468  // "Hearth"
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import HearthKit
+import HearthStore
+import HearthPostgres
+import HearthTestSupport
+
+/// The PostgreSQL backend against a real server (``PostgresServer``), through the `hearth`
+/// binary: docs/storage/postgres.md.
+@Suite("PostgreSQL backend end to end")
+struct PostgresBackendTests {
+    /// A temp directory with a seeded data directory `data`, `dir.toml` over it and `pg.toml`
+    /// over a fresh database (its URL in `HEARTH_TEST_PG`).
+    struct Setup {
+        var temp: TempDirectory
+        var url: String
+        var environment: [String: String] { ["HEARTH_TEST_PG": url] }
+        var data: String { temp.path + "/data" }
+        var dir: [String] { ["--config", temp.path + "/dir.toml"] }
+        var pg: [String] { ["--config", temp.path + "/pg.toml"] }
+
+        init(users: Int, seed: Int = 9, extraConfig: String = "") async throws {
+            temp = try TempDirectory("hearth-pg")
+            url = try await PostgresServer.shared().database()
+            try temp.write("dir.toml", "dataDir = \"data\"\n\(extraConfig)")
+            try temp.write("pg.toml", "dataDir = \"data\"\n\(extraConfig)[store]\nkind = \"postgres\"\nurlEnv = \"HEARTH_TEST_PG\"\n")
+            if users > 0 {
+                let seeded = try await HearthProcess.run(["seed", "--out", data, "--users", String(users), "--seed", String(seed)])
+                #expect(seeded.status == 0, "\(seeded.stderr)")
+            }
+        }
+
+        func hearth(_ args: [String], postgres: Bool = true) async throws -> HearthProcess.Result {
+            try await HearthProcess.run(args + (postgres ? pg : dir), environment: environment)
+        }
+    }
+
+    static let jobs = [
+        "leaderboard-rebuild", "weekly-bonus", "xp-award", "achievement-unlock", "streak-reset", "gig-quality-score",
+        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify",
+    ]
+
+    @Test func migrateCreatesTheSchemaOnceAndIsIdempotent() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        let first = try await s.hearth(["migrate"])
+        #expect(first.status == 0)
+        #expect(first.stdout == "applied migration(s) 1; schema version 1\n")
+        let second = try await s.hearth(["migrate"])
+        #expect(second.status == 0)
+        #expect(second.stdout == "schema is up to date (version 1)\n")
+    }
+
+    @Test func commandsRefuseADatabaseWithoutTheSchema() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        let plan = try await s.hearth(["plan", "xp-award"])
+        #expect(plan.status == 78)
+        #expect(plan.stderr.contains("has schema version 0; this hearth needs 1. Run `hearth migrate` first."))
+    }
+
+    @Test func theURLAndItsPasswordNeverAppearInErrors() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        let wrong = "postgresql://hearth:very-secret-password@127.0.0.1:1/nowhere"
+        let r = try await HearthProcess.run(["plan", "xp-award"] + s.pg, environment: ["HEARTH_TEST_PG": wrong])
+        #expect(r.status == 75)
+        #expect(r.stderr.hasPrefix("hearth: error: cannot connect to PostgreSQL: "))
+        #expect(!r.stderr.contains("very-secret-password"))
+        #expect(!r.stderr.contains(wrong))
+        try s.temp.write("inline.toml", "dataDir = \"data\"\n[store]\nkind = \"postgres\"\nurl = \"\(wrong)\"\n")
+        let inline = try await HearthProcess.run(["plan", "xp-award", "--config", s.temp.path + "/inline.toml"])
+        #expect(inline.status == 78)
+        #expect(inline.stderr.contains("[store] url: the PostgreSQL URL holds a password and is never written in the config; put it in a file (urlFile) or an environment variable (urlEnv)"))
+        #expect(!inline.stderr.contains("very-secret-password"))
+    }
+
+    /// The issue's acceptance test: 2,000 seeded users imported; every job's plan equals the
+    /// directory backend's, and after a real run of each job on both, `data export` equals the
+    /// data directory byte for byte. Only `.hearth/` differs: run records carry random run ids
+    /// and the database keeps them (and the outbox, ledger, scheduler state) in tables.
+    @Test func twoThousandUsersPlanAndRunExactlyAsTheDataDirectory() async throws {
+        let s = try await Setup(users: 2000)
+        defer { s.temp.remove() }
+        #expect(try await s.hearth(["migrate"]).status == 0)
+        let imported = try await s.hearth(["data", "import", s.data])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let count = TreeSnapshot(s.data).files.count
+        #expect(imported.stdout == "imported \(count) documents from \(s.data)\n")
+
+        let now = ["--now", "2026-11-18T12:00:00Z"]
+        for job in Self.jobs {
+            let d = try await s.hearth(["plan", job, "--format", "json"] + now, postgres: false)
+            let p = try await s.hearth(["plan", job, "--format", "json"] + now)
+            #expect(d.status == 0 && p.status == 0, "\(job): \(d.stderr) \(p.stderr)")
+            #expect(d.stdout == p.stdout, "\(job): the plans differ")
+        }
+        for job in Self.jobs {
+            let d = try await s.hearth(["run", job] + now, postgres: false)
+            let p = try await s.hearth(["run", job] + now)
+            #expect(d.status == 0 && p.status == 0, "\(job): \(d.stderr) \(p.stderr)")
+            #expect(d.stdout == p.stdout, "\(job): the run reports differ")
+        }
+        let exported = try await s.hearth(["data", "export", s.temp.path + "/export"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let expected = TreeSnapshot(s.data)
+        let actual = TreeSnapshot(s.temp.path + "/export")
+        #expect(actual.files.count == expected.files.count)
+        #expect(actual.sameContent(as: expected))
+        let history = try await s.hearth(["history", "--format", "json", "--limit", "100"])
+        #expect(history.status == 0)
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let realRuns = records.filter { ($0["dryRun"] as? Bool) == false }
+        #expect(Set(realRuns.compactMap { $0["job"] as? String }) == Set(Self.jobs))
+    }
+
+    @Test func importRefusesAStoreWithDocumentsUnlessReplaceAndExportImportExportIsByteIdentical() async throws {
+        let s = try await Setup(users: 150)
+        defer { s.temp.remove() }
+        #expect(try await s.hearth(["migrate"]).status == 0)
+        #expect(try await s.hearth(["data", "import", s.data]).status == 0)
+        let again = try await s.hearth(["data", "import", s.data])
+        #expect(again.status == 78)
+        #expect(again.stderr == "hearth: error: postgres database \(URL(string: s.url)!.lastPathComponent) already holds documents; import into an empty database, or pass --replace to delete them first\n")
+
+        let first = s.temp.path + "/first"
+        #expect(try await s.hearth(["data", "export", first]).status == 0)
+        #expect(TreeSnapshot(first).sameContent(as: TreeSnapshot(s.data)))
+        let replaced = try await s.hearth(["data", "import", first, "--replace"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        let second = s.temp.path + "/second"
+        #expect(try await s.hearth(["data", "export", second]).status == 0)
+        #expect(TreeSnapshot(second).sameContent(as: TreeSnapshot(first)))
+        let notEmpty = try await s.hearth(["data", "export", second])
+        #expect(notEmpty.status == 78)
+        #expect(notEmpty.stderr == "hearth: error: \(second) is not empty; export writes into an empty or new directory\n")
+    }
+
+    /// The optimistic check: a commit whose run read a document that another commit changed
+    /// since writes nothing and names the document.
+    @Test func aCommitOverADocumentChangedSinceItWasReadIsAConflict() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        #expect(try await s.hearth(["migrate"]).status == 0)
+        let backend = try PostgresBackend(url: s.url)
+        let path = try DocumentPath("users", "u1")
+        func commit(_ name: String, expected: DocumentVersion?) async throws -> CommitResult {
+            var c = Changeset()
+            let after = JSONObject([("name", .string(name))])
+            c.put(Changeset.Entry(path: path, action: expected == nil ? .create : .update, before: JSONObject(), after: after, expected: expected))
+            let record = RunRecord(runID: name, job: "test", trigger: .cli, logicalTime: Date(), start: Date(), end: Date(), attempt: 1, status: .succeeded, dryRun: false)
+            return try await backend.commit(RunCommit(job: "test", runID: name, changeset: c, record: record), holder: "test", timeout: .seconds(5))
+        }
+        #expect(try await commit("first", expected: nil) == .committed)
+        let snapshot = try backend.readSnapshot()
+        guard case .document(let read) = snapshot.read(path) else { Issue.record("u1 not read"); return }
+        #expect(try await commit("second", expected: read.version) == .committed)
+        #expect(try await commit("stale", expected: read.version) == .conflict([path]))
+        #expect(try await commit("again", expected: nil) == .conflict([path]))
+        // The snapshot still sees the document as it was when it was taken.
+        guard case .document(let still) = snapshot.read(path) else { Issue.record("u1 not read"); return }
+        #expect(still["name"] == .string("first"))
+        guard case .document(let now) = backend.read(path) else { Issue.record("u1 not read"); return }
+        #expect(now["name"] == .string("second"))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import HearthTestSupport
+
+/// SIGKILL of `hearth run` on the PostgreSQL backend (docs/storage/postgres.md#commits): the
+/// database is all-before or all-after, never a mix. Each iteration runs on a fresh copy of
+/// the imported database (`CREATE DATABASE … TEMPLATE`), is killed at a random moment in the
+/// second half of an uninterrupted run's length (or just after), and is compared by
+/// `hearth data export`. No `hearth recover`:
+/// a commit is one transaction, and the server rolls back one whose client died.
+@Suite("PostgreSQL crash safety")
+struct PostgresCrashTests {
+    @Test func sigkillDuringARunLeavesTheDatabaseAllBeforeOrAllAfter() async throws {
+        let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 20
+        let temp = try TempDirectory("hearth-pg-crash")
+        defer { temp.remove() }
+        let server = try await PostgresServer.shared()
+        let pristine = try await server.database()
+        try temp.write("pg.toml", "dataDir = \"data\"\n[store]\nkind = \"postgres\"\nurlEnv = \"HEARTH_TEST_PG\"\n")
+        let config = ["--config", temp.path + "/pg.toml"]
+        func hearth(_ args: [String], url: String, environment: [String: String] = [:]) async throws -> HearthProcess.Result {
+            try await HearthProcess.run(args + config, environment: environment.merging(["HEARTH_TEST_PG": url]) { a, _ in a })
+        }
+        #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "100", "--seed", "7"]).status == 0)
+        #expect(try await hearth(["migrate"], url: pristine).status == 0)
+        #expect(try await hearth(["data", "import", temp.path + "/data"], url: pristine).status == 0)
+        #expect(try await hearth(["data", "export", temp.path + "/before"], url: pristine).status == 0)
+
+        let run = ["run", "leaderboard-rebuild", "--now", "2026-11-18T12:00:00Z"]
+        let slow = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "150000"]
+        let reference = try await server.database(copying: pristine)
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try await hearth(run, url: reference, environment: slow).status == 0)
+        let full = clock.now - started
+        #expect(try await hearth(["data", "export", temp.path + "/after"], url: reference).status == 0)
+        let before = TreeSnapshot(temp.path + "/before")
+        let after = TreeSnapshot(temp.path + "/after")
+        #expect(!after.sameContent(as: before))
+
+        let fullMicros = UInt32(Double(full.components.seconds) * 1e6 + Double(full.components.attoseconds) / 1e12)
+        var (allBefore, allAfter, finished) = (0, 0, 0)
+        for i in 0..<iterations {
+            let url = try await server.database(copying: pristine)
+            let running = try HearthProcess.start(run + config, environment: slow.merging(["HEARTH_TEST_PG": url]) { a, _ in a })
+            // Between half an uninterrupted run and a little past its end: the commit (slowed
+            // to 150 ms a statement) is the run's last part, so kills land before, inside and
+            // after it.
+            try await Task.sleep(for: .microseconds(UInt32.random(in: (fullMicros / 2)...(fullMicros + fullMicros / 5))))
+            kill(running.process.processIdentifier, SIGKILL)
+            await running.waitForExit()
+            if running.process.terminationReason == .exit { finished += 1 }
+            let export = temp.path + "/export\(i)"
+            #expect(try await hearth(["data", "export", export], url: url).status == 0)
+            let state = TreeSnapshot(export)
+            if state.sameContent(as: before) {
+                allBefore += 1
+            } else if state.sameContent(as: after) {
+                allAfter += 1
+            } else {
+                Issue.record("iteration \(i): the database is neither all-before nor all-after")
+                break
+            }
+            try FileManager.default.removeItem(atPath: export)
+        }
+        print("postgres crash test: \(iterations) SIGKILLs → \(allBefore) all-before, \(allAfter) all-after (\(finished) finished before the kill)")
+        #expect(allBefore + allAfter == iterations)
+        #expect(allBefore > 0)
+        #expect(allAfter > 0)
+    }
+}
