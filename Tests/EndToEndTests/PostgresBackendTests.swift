@@ -138,6 +138,28 @@ struct PostgresBackendTests {
 
     /// The optimistic check: a commit whose run read a document that another commit changed
     /// since writes nothing and names the document.
+    @Test func pauseAndResumeAreKeptInTheDatabaseAndShownByList() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        #expect(try await s.hearth(["migrate"]).status == 0)
+        let paused = try await s.hearth(["pause", "weekly-bonus", "--note", "waiting for the new rates"])
+        #expect(paused.status == 0)
+        #expect(paused.stdout == "weekly-bonus: paused. `hearth resume weekly-bonus` resumes it.\n")
+        let again = try await s.hearth(["pause", "weekly-bonus", "--note", "still waiting"])
+        #expect(again.stdout == "weekly-bonus: still paused (note updated).\n")
+        let list = try await s.hearth(["list"])
+        let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix("weekly-bonus ") })
+        #expect(row.contains("paused: still waiting"))
+        // The data directory beside it knows nothing of the pause.
+        #expect(!(try await s.hearth(["list"], postgres: false)).stdout.contains("paused"))
+        let plan = try await s.hearth(["plan", "weekly-bonus"])
+        #expect(plan.stderr.contains("warning: weekly-bonus is paused (still waiting); running it by hand anyway."))
+        let resumed = try await s.hearth(["resume", "weekly-bonus"])
+        #expect(resumed.stdout == "weekly-bonus: resumed.\n")
+        #expect(try await s.hearth(["resume", "weekly-bonus"]).stdout == "weekly-bonus: not paused.\n")
+        #expect(!(try await s.hearth(["list"])).stdout.contains("paused"))
+    }
+
     @Test func aCommitOverADocumentChangedSinceItWasReadIsAConflict() async throws {
         let s = try await Setup(users: 0)
         defer { s.temp.remove() }
