@@ -11,32 +11,14 @@ struct PostgresDaemonsTests {
         "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify",
     ]
 
-    /// Three daemons, `xp-award` every 2 seconds, for 14 seconds (the issue asks for 60 s; 14 s
-    /// keeps CI short and still gives every daemon several slots to race for).
+    /// Three daemons, `xp-award` every 2 seconds, for 14 seconds: CI's length, which still gives
+    /// every daemon several slots to race for; `HEARTH_HA_SECONDS=60` runs the full minute.
     @Test func threeDaemonsRunEverySlotExactlyOnce() async throws {
         let temp = try TempDirectory("hearth-pg-daemons")
         defer { temp.remove() }
-        let url = try await PostgresServer.shared().database()
-        let disabled = Self.others.map { "[jobs.\($0)]\nenabled = false\n" }.joined()
-        try temp.write("pg.toml", """
-            dataDir = "data"
-            [scheduler]
-            allowSecondIntervals = true
-            [store]
-            kind = "postgres"
-            urlEnv = "HEARTH_TEST_PG"
-            [jobs.xp-award]
-            schedule = "every 2 seconds"
-            \(disabled)
-            """)
-        let config = ["--config", temp.path + "/pg.toml"]
-        let environment = ["HEARTH_TEST_PG": url]
-        #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "30", "--seed", "3"]).status == 0)
-        #expect(try await HearthProcess.run(["migrate"] + config, environment: environment).status == 0)
-        #expect(try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, environment: environment).status == 0)
-
+        let (config, environment) = try await Self.prepare(temp)
         let daemons = try (0..<3).map { _ in try HearthProcess.start(["daemon", "--log-level", "info"] + config, environment: environment) }
-        try await Task.sleep(for: .seconds(14))
+        try await Task.sleep(for: .seconds(Int(ProcessInfo.processInfo.environment["HEARTH_HA_SECONDS"] ?? "") ?? 14))
         for d in daemons { kill(d.process.processIdentifier, SIGTERM) }
         var claimedElsewhere = 0
         for d in daemons {
@@ -45,13 +27,7 @@ struct PostgresDaemonsTests {
             claimedElsewhere += result.stderr.components(separatedBy: "slot claimed by another daemon").count - 1
         }
 
-        let history = try await HearthProcess.run(["history", "xp-award", "--format", "json", "--limit", "200"] + config, environment: environment)
-        #expect(history.status == 0)
-        let records = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
-        var runsPerSlot: [String: Int] = [:]
-        for r in records where (r["dryRun"] as? Bool) == false {
-            runsPerSlot[r["logicalTime"] as? String ?? "", default: 0] += 1
-        }
+        let (records, runsPerSlot) = try await Self.runsPerSlot(config, environment)
         #expect(runsPerSlot.count >= 5, "slots run: \(runsPerSlot.keys.sorted())")
         #expect(runsPerSlot.values.allSatisfy { $0 == 1 }, "slots run more than once: \(runsPerSlot.filter { $0.value > 1 })")
         #expect(records.allSatisfy { ($0["status"] as? String) == "succeeded" })
@@ -66,33 +42,15 @@ struct PostgresDaemonsTests {
     @Test func aSlotWhoseDaemonWasKilledMidRunIsRunOnceByAnotherAfterTheLease() async throws {
         let temp = try TempDirectory("hearth-pg-daemons")
         defer { temp.remove() }
-        let url = try await PostgresServer.shared().database()
-        let disabled = Self.others.map { "[jobs.\($0)]\nenabled = false\n" }.joined()
-        try temp.write("pg.toml", """
-            dataDir = "data"
-            [scheduler]
-            allowSecondIntervals = true
-            [store]
-            kind = "postgres"
-            urlEnv = "HEARTH_TEST_PG"
-            leaseTimeout = "3s"
-            [jobs.xp-award]
-            schedule = "every 2 seconds"
-            \(disabled)
-            """)
-        let config = ["--config", temp.path + "/pg.toml"]
-        let environment = ["HEARTH_TEST_PG": url, "HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1000"]
-        #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "30", "--seed", "3"]).status == 0)
-        #expect(try await HearthProcess.run(["migrate"] + config, environment: environment).status == 0)
-        #expect(try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, environment: environment).status == 0)
-
+        let (config, environment) = try await Self.prepare(temp, store: "leaseTimeout = \"3s\"\n", environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1000"])
         let daemons = try (0..<3).map { _ in try HearthProcess.start(["daemon", "--log-level", "info"] + config, environment: environment) }
         let victim = StderrCollector(daemons[0].stderrPipe)
         try await victim.waitFor("hearth fault injection: pausing", timeout: 30)
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...800)))
         kill(daemons[0].process.processIdentifier, SIGKILL)
         await daemons[0].waitForExit()
-        try await Task.sleep(for: .seconds(10))
+        // 10 s after the kill in CI; HEARTH_HA_SECONDS=60 keeps the two others going for a minute.
+        try await Task.sleep(for: .seconds(Int(ProcessInfo.processInfo.environment["HEARTH_HA_SECONDS"] ?? "") ?? 10))
         for d in daemons.dropFirst() { kill(d.process.processIdentifier, SIGTERM) }
         var tookOver = 0
         for d in daemons.dropFirst() {
@@ -102,12 +60,7 @@ struct PostgresDaemonsTests {
         }
         #expect(tookOver == 1)
 
-        let history = try await HearthProcess.run(["history", "xp-award", "--format", "json", "--limit", "200"] + config, environment: environment)
-        let records = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
-        var runsPerSlot: [String: Int] = [:]
-        for r in records where (r["dryRun"] as? Bool) == false {
-            runsPerSlot[r["logicalTime"] as? String ?? "", default: 0] += 1
-        }
+        let (records, runsPerSlot) = try await Self.runsPerSlot(config, environment)
         let twice = Set(runsPerSlot.filter { $0.value > 1 }.keys)
         #expect(twice.isEmpty, "slots run more than once: \(records.filter { twice.contains($0["logicalTime"] as? String ?? "") }.map { "\($0["runId"] ?? "") \($0["trigger"] ?? "") \($0["start"] ?? "")" })")
         // No gap: the killed daemon's slot is among them.
@@ -118,5 +71,40 @@ struct PostgresDaemonsTests {
         let last = try #require(slots.last)
         #expect(slots.count == Int(last.timeIntervalSince(first) / 2) + 1, "slots: \(runsPerSlot.keys.sorted())")
         #expect(records.contains { ($0["trigger"] as? String) == "catch-up" })
+    }
+    /// A seeded database with `xp-award` every 2 seconds and every other job disabled; the
+    /// arguments and environment every `hearth` of the test gets.
+    static func prepare(_ temp: TempDirectory, store: String = "", environment extra: [String: String] = [:]) async throws -> (config: [String], environment: [String: String]) {
+        let url = try await PostgresServer.shared().database()
+        let disabled = others.map { "[jobs.\($0)]\nenabled = false\n" }.joined()
+        try temp.write("pg.toml", """
+            dataDir = "data"
+            [scheduler]
+            allowSecondIntervals = true
+            [store]
+            kind = "postgres"
+            urlEnv = "HEARTH_TEST_PG"
+            \(store)[jobs.xp-award]
+            schedule = "every 2 seconds"
+            \(disabled)
+            """)
+        let config = ["--config", temp.path + "/pg.toml"]
+        let environment = ["HEARTH_TEST_PG": url].merging(extra) { a, _ in a }
+        #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "30", "--seed", "3"]).status == 0)
+        #expect(try await HearthProcess.run(["migrate"] + config, environment: environment).status == 0)
+        #expect(try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, environment: environment).status == 0)
+        return (config, environment)
+    }
+
+    /// `xp-award`'s run records and how many real runs each logical time had.
+    static func runsPerSlot(_ config: [String], _ environment: [String: String]) async throws -> (records: [[String: Any]], runs: [String: Int]) {
+        let history = try await HearthProcess.run(["history", "xp-award", "--format", "json", "--limit", "200"] + config, environment: environment)
+        #expect(history.status == 0)
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        var runs: [String: Int] = [:]
+        for r in records where (r["dryRun"] as? Bool) == false {
+            runs[r["logicalTime"] as? String ?? "", default: 0] += 1
+        }
+        return (records, runs)
     }
 }

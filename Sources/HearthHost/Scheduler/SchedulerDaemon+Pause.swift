@@ -44,9 +44,10 @@ extension SchedulerDaemon {
         nudge()
     }
 
-    /// Queued runs, delayed starts and pending retries of a job that was just paused; a running
+    /// Drops the queued runs, delayed starts and pending retries of a job that was just paused
+    /// (`why` "paused") or of every job when the daemon stops (`why` "stopping"); a running
     /// attempt finishes.
-    func dropWaitingRuns(_ name: String) {
+    func dropWaitingRuns(_ name: String, why: String = "paused") {
         guard var j = jobs[name] else { return }
         var dropped = j.queue.count
         j.queue.removeAll()
@@ -55,7 +56,7 @@ extension SchedulerDaemon {
             dropped += 1
         }
         jobs[name] = j
-        if dropped > 0 { logger.notice("paused: \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
+        if dropped > 0 { logger.notice("\(why): \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
     }
 
     /// Pauses a job that failed `failures` times in a row, and queues `job.paused` when a webhook

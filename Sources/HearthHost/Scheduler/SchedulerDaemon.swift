@@ -659,17 +659,7 @@ package actor SchedulerDaemon: Service {
     func drain() async {
         pauseWatcherTask?.cancel()
         pauseWatcherTask = nil
-        for name in jobs.keys.sorted() {
-            guard var j = jobs[name] else { continue }
-            var dropped = j.queue.count
-            j.queue.removeAll()
-            if case .waiting? = j.active?.phase {
-                j.active = nil
-                dropped += 1
-            }
-            jobs[name] = j
-            if dropped > 0 { logger.notice("stopping: \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
-        }
+        for name in jobs.keys.sorted() { dropWaitingRuns(name, why: "stopping") }
         let deadline = clock.now() + config.shutdownGrace
         let running = runningJobs()
         if !running.isEmpty || outboxTask != nil {
