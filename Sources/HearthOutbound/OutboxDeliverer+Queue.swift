@@ -1,6 +1,7 @@
 package import Foundation
 package import HearthStore
 import HearthKit
+import Logging
 
 extension OutboxDeliverer {
     /// How many messages one claim takes from a shared queue.

@@ -37,7 +37,7 @@ struct PostgresOutboxTests {
     static func queueEvents(_ count: Int, url: String) async throws {
         let now = Timestamp.format(Date())
         try await BlockingIO.run { () throws(any Error) in
-            try PostgresConnection(url: url).query(
+            _ = try PostgresConnection(url: url).query(
                 """
                 INSERT INTO outbox (id, job, run_id, envelope, next_attempt_at, created_at)
                 SELECT 'evt-' || g, 'test', 'run-1',
@@ -84,9 +84,10 @@ struct PostgresOutboxTests {
         #expect(perID.count == 10_000)
         #expect(perID.values.allSatisfy { $0 == 1 }, "sent more than once: \(perID.filter { $0.value > 1 }.keys.sorted().prefix(10))")
         #expect(Set(perID.keys) == Set((1...10_000).map { "evt-\($0)" }))
-        #expect(received.allSatisfy(\.signatureValid))
+        #expect(received.allSatisfy { $0.signatureValid })
         #expect(try await Self.count("pending", url: url) == 0)
-        #expect(try await BlockingIO.run { () throws(any Error) in try PostgresConnection(url: url).query("SELECT count(*) FROM outbox").values.first?.flatMap { $0 } } == "0")
+        let rows = try await BlockingIO.run { () throws(any Error) in try PostgresConnection(url: url).query("SELECT count(*) FROM outbox").values }
+        #expect(rows == ["0"])
         let list = try await HearthProcess.run(["outbox", "list"] + config, in: temp.path, environment: environment)
         #expect(list.status == 0)
         #expect(list.stdout == "The outbox is empty.\n")
@@ -120,7 +121,7 @@ struct PostgresOutboxTests {
         // The retry falls due (moved into the past, as time passing would).
         let past = Timestamp.format(Date().addingTimeInterval(-1))
         try await BlockingIO.run { () throws(any Error) in
-            try PostgresConnection(url: url).query(
+            _ = try PostgresConnection(url: url).query(
                 "UPDATE outbox SET next_attempt_at = $1::timestamptz, envelope = jsonb_set(envelope::jsonb, '{nextAttemptAt}', to_jsonb($1::text))::text",
                 [past])
         }
