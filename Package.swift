@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHost", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHost", log, lifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

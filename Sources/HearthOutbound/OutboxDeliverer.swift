@@ -468,16 +468,19 @@ package struct OutboxDeliverer: Sendable {
         envelope.finishedAt = clock()
         // One pass keeps at most `droppedRetention` dropped messages (pruning keeps no more).
         if folder == .dropped, !pass.mayStoreDropped() { return }
-        if folder == .dropped, let tokens = envelope.queuedTokens {
-            // Kept for inspection only: no need to keep the device tokens.
-            var payload = envelope.payload
-            payload["tokens"] = .array(tokens.map { .string(Redaction.redact($0)) })
-            envelope.object["payload"] = .object(payload)
-        }
+        if folder == .dropped { Self.redactQueuedTokens(&envelope) }
         let dir = OutboxStore.directory(folder, in: data)
         try FileIO.makeDirectories(dir)
         try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
         if folder == .dead { try FileIO.fsyncDirectory(dir) }
+    }
+
+    /// A dropped message is kept for inspection only: no need to keep its device tokens.
+    static func redactQueuedTokens(_ envelope: inout OutboxEnvelope) {
+        guard let tokens = envelope.queuedTokens else { return }
+        var payload = envelope.payload
+        payload["tokens"] = .array(tokens.map { .string(Redaction.redact($0)) })
+        envelope.object["payload"] = .object(payload)
     }
 
     /// The result for a message just stored in `dead/` or `dropped/`.

@@ -212,18 +212,7 @@ package enum OutboxStore {
         if inBatch || exists(directory(.pending, in: data) + "/" + name) {
             throw FileIO.Failure(path: dead, operation: "retry (the message is still pending; try again in a moment)", errno: EBUSY)
         }
-        envelope.attempts = 0
-        envelope.firstAttemptAt = nil
-        envelope.nextAttemptAt = now
-        envelope.retriedAt = now
-        envelope.lastError = nil
-        envelope.reason = nil
-        envelope.finishedAt = nil
-        envelope.targets = envelope.targets.map { t in
-            var t = t
-            if t.state == .failed { t.state = .pending; t.error = nil }
-            return t
-        }
+        envelope.resetForRetry(now: now)
         try FileIO.writeAtomically(dead, envelope.bytes)
         try move(name, from: .dead, to: .pending, data: data)
         return true

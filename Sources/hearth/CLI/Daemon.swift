@@ -47,8 +47,7 @@ extension Hearth {
                     config: config, data: store,
                     runner: RunnerJobRunner(data: store, registry: JobCatalog.registry, clock: clock, http: http, logger: logger, plans: plans),
                     clock: clock, pinger: DaemonHTTP.pinger(config: config, transport: http, logger: logger),
-                    // The deliverer works on a data directory only so far (docs/storage/postgres.md#not-yet).
-                    outbox: try directory.map { d throws(ConfigError) in try DaemonOutboxDelivery(config: config, data: d, http: http, logger: logger, metrics: metrics) },
+                    outbox: try DaemonOutboxDelivery(config: config, store: store, http: http, logger: logger, metrics: metrics),
                     notifier: SystemdNotifier(),
                     reloadSource: { try options.loadConfig(logger: logger) }, metrics: metrics, logger: logger)
                 var alongside: [(service: any Service, name: String)] = []

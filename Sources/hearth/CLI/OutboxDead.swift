@@ -18,8 +18,9 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withData(listing: listing) { _, _, data in
-                let entries: [OutboxListing.Entry] = try OutboxStore.messages(in: .dead, data: data).map { (.dead, $0) }
+            try await global.withStore(listing: listing) { _, config, store in
+                let queue = try OutboxSetup.queue(of: store, config: config)
+                let entries: [OutboxListing.Entry] = try queue.messages(in: .dead).map { (.dead, $0) }
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(OutboxListing.json(entries)) + "\n")
                 default: emit(OutboxListing.text(entries, empty: "No dead letters."))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthKit
+import HearthStore
 import HearthOutbound
 import HearthHTTP
 
@@ -17,11 +18,8 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withData(listing: listing) { logger, config, data in
-                try await OutboxSetup.recover(config: config, data: data, logger: logger)
-                let (deliverer, client) = try OutboxSetup.deliverer(config: config, data: data, logger: logger)
-                let report = await deliverer.deliverDue(now: Date())
-                client.shutdown()
+            try await global.withStore(listing: listing) { logger, config, store in
+                let report = try await OutboxSetup.deliverDue(config: config, store: store, logger: logger)
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(.object(report.json)) + "\n")
                 default:

@@ -18,10 +18,11 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withData(listing: listing) { _, _, data in
+            try await global.withStore(listing: listing) { _, config, store in
+                let queue = try OutboxSetup.queue(of: store, config: config)
                 var entries: [OutboxListing.Entry] = []
                 for folder in [OutboxStore.Folder.pending, .dead] {
-                    entries += try OutboxStore.messages(in: folder, data: data).map { (folder, $0) }
+                    entries += try queue.messages(in: folder).map { (folder, $0) }
                 }
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(OutboxListing.json(entries)) + "\n")

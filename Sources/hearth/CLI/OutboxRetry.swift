@@ -28,13 +28,14 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 guard (id != nil) != all else { throw UsageError("give either a message ID or --all") }
                 let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
-                let ids = all ? try OutboxStore.messages(in: .dead, data: data).map(\.id) : [id!]
+                let store = try global.openStore(config)
+                let queue = try OutboxSetup.queue(of: store, config: config)
+                let ids = all ? try queue.messages(in: .dead).map(\.id) : [id!]
                 let now = Date()
                 for id in ids {
-                    if try OutboxStore.retry(id: id, now: now, data: data) {
+                    if try queue.retry(id: id, now: now) {
                         emit("\(id): moved back to pending; due now.\n")
-                    } else if OutboxStore.locate(id: id, data: data) == .pending {
+                    } else if try OutboxSetup.isPending(id, in: queue) {
                         throw UsageError("\(id) is not a dead letter: it is still pending (see `hearth outbox list`)")
                     } else {
                         throw UsageError("no dead letter has the id \(JSONWriter.quoted(id)) (see `hearth outbox dead`)")

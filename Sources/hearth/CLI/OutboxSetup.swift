@@ -5,6 +5,7 @@ import HearthStore
 import HearthOutbound
 import HearthHost
 import HearthHTTP
+import HearthPostgres
 
 /// Builds the outbox deliverer for CLI commands: the libcurl client from `[http]`, the push
 /// provider from `[push]` (``PushProviders/make(config:http:environment:)``).
@@ -48,5 +49,42 @@ enum OutboxSetup {
         } catch {
             logger.error("outbox not delivered after the run (the messages stay queued; run `hearth outbox deliver`): \(error)")
         }
+    }
+
+    /// The configured backend's outbox (docs/outbox-and-webhooks.md#postgresql).
+    static func queue(of store: any StorageBackend, config: HearthConfig) throws(ConfigError) -> any OutboxQueue {
+        guard let queue = OutboxQueues.queue(of: store) else {
+            throw ConfigError(file: config.file ?? "hearth.toml", "this storage backend (\(store.location)) has no outbox hearth can deliver")
+        }
+        return queue
+    }
+
+    /// Whether message `id` is still pending.
+    static func isPending(_ id: String, in queue: any OutboxQueue) throws -> Bool {
+        if let directory = queue as? DirectoryOutbox { return OutboxStore.locate(id: id, data: directory.data) == .pending }
+        return try queue.messages(in: .pending).contains { $0.id == id }
+    }
+
+    /// Where a deliverer over PostgreSQL keeps its local state (`.hearth/outbox/disabled-endpoints.json`):
+    /// the directory of `hearth.toml`.
+    static func localState(_ config: HearthConfig) throws -> DataDirectory {
+        let file = config.file ?? "hearth.toml"
+        return try DataDirectory(root: URL(fileURLWithPath: file).deletingLastPathComponent().path, ownership: config.store)
+    }
+
+    /// `hearth outbox deliver`: one pass over the configured backend's outbox.
+    static func deliverDue(config: HearthConfig, store: any StorageBackend, logger: Logger) async throws -> OutboxDeliveryReport {
+        if let data = store as? DataDirectory {
+            try await recover(config: config, data: data, logger: logger)
+            let (deliverer, client) = try deliverer(config: config, data: data, logger: logger)
+            defer { client.shutdown() }
+            return await deliverer.deliverDue(now: Date())
+        }
+        guard let queue = try queue(of: store, config: config) as? any OutboxClaimingQueue else {
+            throw ConfigError(file: config.file ?? "hearth.toml", "this storage backend (\(store.location)) has no outbox hearth can deliver")
+        }
+        let (deliverer, client) = try deliverer(config: config, data: try localState(config), logger: logger)
+        defer { client.shutdown() }
+        return await deliverer.deliverDue(from: queue, now: Date())
     }
 }
