@@ -16,7 +16,7 @@ package struct PostgresBackend: StorageBackend {
     package init(url: String, requireSchema: Bool = true) throws {
         self.url = url
         connection = try PostgresConnection(url: url)
-        documents = PostgresDocuments(connection: connection, caching: false)
+        documents = PostgresDocuments(connection: connection)
         location = PostgresBackend.describe(url)
         if requireSchema {
             let version = try PostgresSchema.currentVersion(connection)

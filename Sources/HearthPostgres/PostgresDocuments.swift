@@ -1,49 +1,29 @@
 package import Foundation
 package import HearthKit
-import Synchronization
 
-/// Reads documents over one connection (docs/storage/postgres.md#reads). With `caching`, the
-/// first listing of a collection fetches its rows (id, text, version) in one streamed query
-/// and later reads of its documents are served from them: a run that lists a collection and
-/// reads every document makes one round trip, not one per document. Only a snapshot (one
-/// REPEATABLE READ transaction) caches, so what it serves is what the database held then.
+/// Reads documents over one connection (docs/storage/postgres.md#reads). A collection is
+/// listed by its ids alone; its documents are then fetched by the batch `read(_ paths:)`
+/// one chunk at a time (one `= ANY` query per collection in the chunk), so a run holds the text
+/// of one chunk of documents per core while it decodes them, never a whole collection's, as
+/// the data directory holds one chunk of file bytes. In a snapshot (one REPEATABLE READ
+/// transaction, `PostgresSnapshot`) every chunk sees the database as the ids' listing did.
 package final class PostgresDocuments: DocumentStore {
     let connection: PostgresConnection
-    private let caching: Bool
-    /// collection → id → (raw text, version); ids in order.
-    private let cache = Mutex<[String: CachedCollection]>([:])
 
-    struct CachedCollection: Sendable {
-        var ids: [String]
-        var rows: [String: (raw: String, version: Int64)]
-    }
-
-    init(connection: PostgresConnection, caching: Bool) {
+    init(connection: PostgresConnection) {
         self.connection = connection
-        self.caching = caching
     }
 
     package func documentIDs(in collection: String) throws(StoreError) -> [String] {
         try PostgresDocuments.validateCollection(collection)
-        if caching {
-            if let hit = cache.withLock({ $0[collection] }) { return hit.ids }
-            let loaded = try fetchCollection(collection)
-            cache.withLock { $0[collection] = loaded }
-            return loaded.ids
-        }
         do {
             return try connection.query("SELECT id FROM documents WHERE collection = $1 ORDER BY id", [collection]).values.compactMap { $0 }
         } catch { throw StoreError(error.description) }
     }
 
     package func read(_ path: DocumentPath) -> DocumentRead {
-        let collection = path.collection
-        if caching, let hit = cache.withLock({ $0[collection] }) {
-            guard let row = hit.rows[path.id] else { return .missing(path) }
-            return PostgresDocuments.decode(path, raw: row.raw, version: row.version)
-        }
         do {
-            let rows = try connection.query("SELECT raw, version FROM documents WHERE collection = $1 AND id = $2", [collection, path.id])
+            let rows = try connection.query("SELECT raw, version FROM documents WHERE collection = $1 AND id = $2", [path.collection, path.id])
             guard rows.count == 1, let raw = rows[0, 0], let version = rows[0, 1].flatMap(Int64.init) else { return .missing(path) }
             return PostgresDocuments.decode(path, raw: raw, version: version)
         } catch {
@@ -51,11 +31,64 @@ package final class PostgresDocuments: DocumentStore {
         }
     }
 
+    /// The documents at `paths`, in order: one query per collection among them
+    /// (`WHERE collection = $1 AND id = ANY($2)`), the rows kept only until this chunk is decoded.
+    package func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead] {
+        if paths.count <= 1 { return paths.map { read($0) } }
+        var ids: [String: [String]] = [:]   // collection → ids asked for, in first-seen order
+        var order: [String] = []
+        for path in paths {
+            let c = path.collection
+            if ids[c] == nil { order.append(c) }
+            ids[c, default: []].append(path.id)
+        }
+        var found: [String: [String: (raw: String, version: Int64)]] = [:]
+        var failed: [String: String] = [:]
+        for c in order {
+            do {
+                let rows = try connection.query(
+                    "SELECT id, raw, version FROM documents WHERE collection = $1 AND id = ANY($2::text[])",
+                    [c, PostgresDocuments.textArray(ids[c] ?? [])])
+                var byID: [String: (raw: String, version: Int64)] = [:]
+                byID.reserveCapacity(rows.count)
+                for i in 0..<rows.count {
+                    guard let id = rows[i, 0], let raw = rows[i, 1], let version = rows[i, 2].flatMap(Int64.init) else { continue }
+                    byID[id] = (raw, version)
+                }
+                found[c] = byID
+            } catch { failed[c] = error.description }
+        }
+        return paths.map { path in
+            let c = path.collection
+            if let message = failed[c] {
+                return .invalid(path, DocumentIssue(file: path.relativeFile, message: "cannot read: \(message)"))
+            }
+            guard let row = found[c]?[path.id] else { return .missing(path) }
+            return PostgresDocuments.decode(path, raw: row.raw, version: row.version)
+        }
+    }
+
     package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
         let ids = try documentIDs(in: collection)
         let base = collection.split(separator: "/").map(String.init)
         let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
-        return concurrentChunks(count: paths.count, chunkSize: 256) { range in range.map { self.read(paths[$0]) } }
+        return concurrentChunks(count: paths.count, chunkSize: 256) { range in self.read(paths[range]) }
+    }
+
+    /// `values` as a PostgreSQL array literal of text (`{"a","b"}`), each element quoted with
+    /// `"` and `\` escaped, for a `$n::text[]` parameter.
+    static func textArray(_ values: [String]) -> String {
+        var out = "{"
+        for (i, v) in values.enumerated() {
+            if i > 0 { out += "," }
+            out += "\""
+            for ch in v.unicodeScalars {
+                if ch == "\"" || ch == "\\" { out += "\\" }
+                out.unicodeScalars.append(ch)
+            }
+            out += "\""
+        }
+        return out + "}"
     }
 
     package func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] {
@@ -84,25 +117,6 @@ package final class PostgresDocuments: DocumentStore {
             guard let name = r[0], let body = r[1] else { return nil }
             return (name, String(name.split(separator: "/").last ?? ""), body)
         }
-    }
-
-    /// Streams the collection's rows in id order (a cursor, 5,000 rows per fetch).
-    private func fetchCollection(_ collection: String) throws(StoreError) -> CachedCollection {
-        var out = CachedCollection(ids: [], rows: [:])
-        do {
-            try connection.query("DECLARE hearth_collection NO SCROLL CURSOR FOR SELECT id, raw, version FROM documents WHERE collection = $1 ORDER BY id", [collection])
-            defer { _ = try? connection.query("CLOSE hearth_collection") }
-            while true {
-                let batch = try connection.query("FETCH 5000 FROM hearth_collection")
-                if batch.count == 0 { break }
-                for i in 0..<batch.count {
-                    guard let id = batch[i, 0], let raw = batch[i, 1], let version = batch[i, 2].flatMap(Int64.init) else { continue }
-                    out.ids.append(id)
-                    out.rows[id] = (raw, version)
-                }
-            }
-        } catch { throw StoreError(error.description) }
-        return out
     }
 
     /// A row as the directory backend would read the same bytes: the version the commit

@@ -9,6 +9,6 @@ enum PostgresSnapshot {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         // The snapshot is taken at the first query, so take it now.
         try connection.query("SELECT 1 FROM documents LIMIT 1")
-        return PostgresDocuments(connection: connection, caching: true)
+        return PostgresDocuments(connection: connection)
     }
 }
