@@ -138,6 +138,19 @@ struct PostgresBackendTests {
 
     /// The optimistic check: a commit whose run read a document that another commit changed
     /// since writes nothing and names the document.
+    @Test func checkReportsTheSameDocumentsAsOverTheDataDirectory() async throws {
+        let s = try await Setup(users: 60)
+        defer { s.temp.remove() }
+        #expect(try await s.hearth(["migrate"]).status == 0)
+        #expect(try await s.hearth(["data", "import", s.data]).status == 0)
+        let directory = try await s.hearth(["check"], postgres: false)
+        let postgres = try await s.hearth(["check"])
+        #expect(directory.status == 0, "\(directory.stderr)")
+        #expect(postgres.status == 0, "\(postgres.stderr)")
+        #expect(postgres.stdout == directory.stdout)
+        #expect(postgres.stdout.hasSuffix("collections: all valid.\n"))
+    }
+
     @Test func pauseAndResumeAreKeptInTheDatabaseAndShownByList() async throws {
         let s = try await Setup(users: 0)
         defer { s.temp.remove() }

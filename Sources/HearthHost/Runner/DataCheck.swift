@@ -10,11 +10,11 @@ import HearthHTTP
 /// every invalid document exactly as the jobs would see it, plus files Hearth ignores.
 package struct DataCheck: Sendable {
     package let config: HearthConfig
-    package let data: DataDirectory
+    package let data: any StorageBackend
     package let registry: JobRegistry
     package let logger: Logger
 
-    package init(config: HearthConfig, data: DataDirectory, registry: JobRegistry, logger: Logger) {
+    package init(config: HearthConfig, data: any StorageBackend, registry: JobRegistry, logger: Logger) {
         self.config = config
         self.data = data
         self.registry = registry
@@ -86,6 +86,26 @@ package struct DataCheck: Sendable {
             }
             for i in ctx.issues where seen.insert(i).inserted { report.issues.append(i) }
         }
+        if let directory = data as? DataDirectory {
+            try Self.inspect(directory, collections: collections, written: written, into: &report)
+        } else {
+            // A database has no stray files and no file owners: only the documents are counted.
+            for c in collections.sorted() {
+                let ids = try data.documentIDs(in: c)
+                guard !ids.isEmpty else { continue }
+                report.collections.append(c)
+                report.documents += ids.count
+            }
+        }
+        let me = FileOwnership.process
+        report.runningAs = me.described
+        report.issues.sort { $0.file < $1.file }
+        return report
+    }
+
+    /// The data directory's collections: documents counted, files Hearth ignores, and documents
+    /// in written collections whose owner this process could not keep.
+    static func inspect(_ data: DataDirectory, collections: Set<String>, written: Set<String>, into report: inout Report) throws {
         for c in collections.sorted() {
             let listing = try data.listCollection(c)
             if FileIO.realPath(data.collectionDirectory(c)) == nil && listing.ids.isEmpty { continue }
@@ -99,9 +119,5 @@ package struct DataCheck: Sendable {
                 report.unkeepable.append((String(u.path.dropFirst(data.root.count + 1)), u.owner))
             }
         }
-        let me = FileOwnership.process
-        report.runningAs = me.described
-        report.issues.sort { $0.file < $1.file }
-        return report
     }
 }

@@ -17,7 +17,7 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withData(listing: listing) { logger, config, data in
+            try await global.withStore(listing: listing) { logger, config, data in
                 for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
                     do { _ = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                         throw ConfigError(file: config.file ?? "config", "[jobs.\(name)] schedule: \(error)")
