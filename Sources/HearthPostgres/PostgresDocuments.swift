@@ -1,5 +1,6 @@
 package import Foundation
 package import HearthKit
+import HearthStore
 
 /// Reads documents over one connection (docs/storage/postgres.md#reads). A collection is
 /// listed by its ids alone; its documents are then fetched by the batch `read(_ paths:)`
@@ -124,14 +125,7 @@ package final class PostgresDocuments: DocumentStore {
     static func decode(_ path: DocumentPath, raw: String, version: Int64) -> DocumentRead {
         let bytes = Array(raw.utf8)
         let v = DocumentVersion(size: bytes.count, mtimeSeconds: Int(version), mtimeNanoseconds: 0, hash: DocumentVersion.hash(bytes))
-        let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch {
-            return .invalid(path, DocumentIssue(file: path.relativeFile, message: error.description))
-        }
-        guard case .object(let object) = value else {
-            return .invalid(path, DocumentIssue(file: path.relativeFile, message: "expected a JSON object, found \(value.typeName)"))
-        }
-        return .document(Document(path: path, object: object, version: v))
+        return DataDirectory.parse(path, bytes: bytes, version: v)
     }
 
     static func validateCollection(_ collection: String) throws(StoreError) {

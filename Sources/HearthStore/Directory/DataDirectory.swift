@@ -114,6 +114,12 @@ package struct DataDirectory: DocumentStore {
             return .invalid(path, DocumentIssue(file: path.relativeFile, message: "document is \(st.size) bytes; the maximum is 1 MiB (1048576 bytes). Split it or move large data out of the document."))
         }
         let version = DocumentVersion(size: st.size, mtimeSeconds: st.mtimeSeconds, mtimeNanoseconds: st.mtimeNanoseconds, hash: DocumentVersion.hash(bytes))
+        return parse(path, bytes: bytes, version: version)
+    }
+
+    /// A document's bytes as a document, or why they are not one; shared by every backend, so
+    /// an invalid document reads the same from a file and from a database row.
+    package static func parse(_ path: DocumentPath, bytes: [UInt8], version: DocumentVersion) -> DocumentRead {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
             return .invalid(path, DocumentIssue(file: path.relativeFile, message: error.description))
