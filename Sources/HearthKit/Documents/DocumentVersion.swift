@@ -13,8 +13,16 @@ public struct DocumentVersion: Sendable, Hashable {
         self.hash = hash
     }
 
+    /// A version made of the bytes alone (size and hash), as the data directory takes it: its
+    /// fast read path does not `fstat` a document, so it has no mtime. A file rewritten with
+    /// the same bytes keeps its version, which is harmless: what the run computed from those
+    /// bytes is still right (docs/reliability.md#commits-locking-crashes).
+    public init(size: Int, hash: UInt64) {
+        self.init(size: size, mtimeSeconds: 0, mtimeNanoseconds: 0, hash: hash)
+    }
+
     /// A 64-bit hash of a file's bytes, eight bytes per step. Not cryptographic: together with
-    /// size and mtime it only has to notice that another process rewrote the file. Every read
+    /// the size it only has to notice that another process rewrote the file. Every read
     /// of a document hashes all its bytes, so the loop is on the hot path of every job: it
     /// multiplies once per 8-byte word (FNV-1a, which it replaced, multiplied once per byte, a
     /// serial chain about as slow as parsing the bytes; docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users). The value

@@ -17,18 +17,19 @@ public struct JSONParser: ~Copyable {
 
     public static func parse(_ data: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError> = Array(data).withUnsafeBufferPointer { buf in
-            var p = JSONParser(bytes: buf)
-            do throws(JSONParseError) {
-                p.skipWhitespace()
-                let v = try p.parseValue()
-                p.skipWhitespace()
-                if p.pos != buf.count { throw p.error("unexpected content after the JSON value") }
-                return .success(v)
-            } catch {
-                return .failure(error)
-            }
+            Result { () throws(JSONParseError) in try parse(buf) }
         }
         return try result.get()
+    }
+
+    /// Parses bytes in place (a reader's buffer), without copying them into an array first.
+    public static func parse(_ buf: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+        var p = JSONParser(bytes: buf)
+        p.skipWhitespace()
+        let v = try p.parseValue()
+        p.skipWhitespace()
+        if p.pos != buf.count { throw p.error("unexpected content after the JSON value") }
+        return v
     }
 
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {

@@ -90,6 +90,25 @@ package enum FileIO {
         return try readOpened(fd, path: path(), limit: limit)
     }
 
+    /// The whole of the file `name` in the directory open as `directory`, read into `buffer`
+    /// with three system calls (`openat`, one `read`, `close`): no `fstat`. The number of bytes
+    /// when the file fits in `buffer` with room to spare (a `read` shorter than asked is the end
+    /// of a regular file); nil when it does not fit, is missing, is a symbolic link, cannot be
+    /// read (a directory: `EISDIR`) or anything else goes wrong — the caller then reads it
+    /// through ``readFile(in:_:path:limit:)``, which says why. It does not tell a regular file
+    /// from a device: the caller takes the slow path for anything that is not a valid document
+    /// (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
+    package static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 { return nil }
+        defer { close(fd) }
+        while true {
+            let n = read(fd, buffer.baseAddress!, buffer.count)
+            if n < 0, errno == EINTR { continue }
+            return n >= 0 && n < buffer.count ? n : nil
+        }
+    }
+
     /// Opens a directory for ``readFile(in:_:path:limit:)``; nil when it cannot be opened.
     package static func openDirectory(_ path: String) -> Int32? {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
