@@ -146,9 +146,7 @@ package enum FileIO {
     package static func writeTemporary(
         for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool, ownership: FileOwnership.Target? = nil
     ) throws(Failure) -> String {
-        let dir = directoryName(path)
-        let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
-        let tmp = dir + "/." + base + ".hearth-tmp"
+        let tmp = temporaryPath(for: path)
         let createMode = ownership.map { $0.mode & 0o777 } ?? mode
         // A fresh file (a temp file left by a crash is removed first), so that its owner and
         // mode are the ones set here.
@@ -163,6 +161,13 @@ package enum FileIO {
         try writeAll(fd, bytes, path: tmp)
         if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
         return tmp
+    }
+
+    /// The temp file ``writeTemporary(for:_:mode:sync:ownership:)`` writes for `path`:
+    /// `.<name>.hearth-tmp` beside it.
+    package static func temporaryPath(for path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." + path + ".hearth-tmp" }
+        return String(path[...slash]) + "." + String(path[path.index(after: slash)...]) + ".hearth-tmp"
     }
 
     /// `syncfs(2)`: flushes every dirty page and inode of the file system holding `path`.
