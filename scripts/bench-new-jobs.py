@@ -5,7 +5,8 @@
     swift build -c release && python3 scripts/bench-new-jobs.py [--users 100000] [--work .bench-data]
 
 Seeds a data directory with `hearth seed --users N --seed 7` (reused when present), then
-prepares it once (a `.bench-new-jobs` marker; delete the directory to start again):
+prepares it once (marker `.bench-new-jobs-prepared`; `--prepare-only` stops there, so that
+fresh copies of the prepared directory can be measured, e.g. with `cp -al`):
 
 - every pending gift the seed wrote is removed, and 50,000 pending gifts are written
   (`transactions/bench-gift-NNNNNN`: random users, 1-50 points, created in the 6 hours before
@@ -15,11 +16,13 @@ prepares it once (a `.bench-new-jobs` marker; delete the directory to start agai
 - the seed's XP history is replaced by 200,000 xpTransactions (random users and sources,
   created in the 60 days before T).
 
-Then, for each job, measures the read floor (`hearth-bench read-floor` over the collections
-the job declares it reads: the same reader, all cores, no parsing; page cache warmed by a
-first pass) and three runs under `/usr/bin/time -v` after a `sync`: `plan` (dry), the first
-real `run`, and a second `run` at the same T. Prints a Markdown table (wall time, peak RSS,
-ratio to the floor, the run's summary) and writes bench-new-jobs.json.
+Then (marker `.bench-new-jobs`: a measured directory's gifts are settled, so it is refused
+the second time), for each job, measures the read floor of the collections the job declares
+it reads (`hearth-bench read-floor`: the same reader, no parsing; page cache warmed by a first
+pass) on one thread, as issue 17 defines the floor, and on every core (`--threads 0`), and
+three runs under `/usr/bin/time -v` after a `sync`: `plan` (dry), the first real `run`, and a
+second `run` at the same T. Prints a Markdown table (wall and CPU time, peak RSS, ratios to
+both floors, the run's summary) and writes bench-new-jobs.json.
 """
 import argparse, json, os, random, re, shutil, subprocess, sys, time
 
@@ -32,7 +35,7 @@ def iso(seconds):
 
 
 def timed(cmd):
-    """Runs cmd under /usr/bin/time -v; returns (wall seconds, peak RSS MiB, stdout)."""
+    """Runs cmd under /usr/bin/time -v; returns (wall seconds, CPU seconds, peak RSS MiB, stdout)."""
     r = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
     if r.returncode not in (0, 2):
         sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr[-3000:]}")
@@ -40,7 +43,8 @@ def timed(cmd):
     parts = [float(p) for p in wall.split(":")]
     seconds = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
     rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
-    return seconds, rss_kb / 1024, r.stdout
+    cpu = sum(float(re.search(rf"{k} time \(seconds\): (\S+)", r.stderr).group(1)) for k in ("User", "System"))
+    return seconds, cpu, rss_kb / 1024, r.stdout
 
 
 def write(path, obj):
@@ -113,49 +117,65 @@ def main():
     ap.add_argument("--bench-bin", dest="bench_bin", default="")
     ap.add_argument("--work", default=".bench-data")
     ap.add_argument("--jobs", default="leaderboard-rebuild,gift-settle,report-triage,xp-leaderboard,friend-notify")
+    ap.add_argument("--prepare-only", dest="prepare_only", action="store_true")
+    ap.add_argument("--data", default="", help="a prepared directory to measure (instead of WORK/new-jobs-USERS)")
     a = ap.parse_args()
     if not a.bench_bin:
         a.bench_bin = os.path.join(os.path.dirname(a.bin), "hearth-bench")
-    data = os.path.join(a.work, f"new-jobs-{a.users}")
+    data = a.data or os.path.join(a.work, f"new-jobs-{a.users}")
     marker = os.path.join(data, ".bench-new-jobs")
+    prepared = os.path.join(data, ".bench-new-jobs-prepared")
     if os.path.exists(marker):
         sys.exit(f"{data} was benchmarked already (its gifts are settled): delete it to start again")
-    if not os.path.isdir(os.path.join(data, "users")):
+    if os.path.exists(prepared):
+        pass
+    elif not os.path.isdir(os.path.join(data, "users")):
         shutil.rmtree(data, ignore_errors=True)
         os.makedirs(a.work, exist_ok=True)
         t0 = time.time()
         subprocess.run([a.bin, "seed", "--out", data, "--users", str(a.users), "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
         print(f"seeded {a.users} users in {time.time() - t0:.0f}s", file=sys.stderr)
-    prepare(data, a.users, a.gifts, a.reports, a.items, a.xp)
+    if not os.path.exists(prepared):
+        prepare(data, a.users, a.gifts, a.reports, a.items, a.xp)
+        open(prepared, "w").close()
+    if a.prepare_only:
+        return
     open(marker, "w").close()
+    print(f"load average before: {os.getloadavg()}", file=sys.stderr)
 
     jobs = {j["job"]: j for j in json.loads(subprocess.run([a.bin, "list", "--data", data, "--format", "json"], capture_output=True, text=True, check=True).stdout)}
     results = []
     for name in a.jobs.split(","):
         reads = ",".join(jobs[name].get("reads", []))
-        subprocess.run([a.bench_bin, "read-floor", data, "--collections", reads], capture_output=True)  # warm the page cache
+        subprocess.run([a.bench_bin, "read-floor", data, "--collections", reads, "--threads", "0"], capture_output=True)  # warm the page cache
         floor = json.loads(subprocess.run([a.bench_bin, "read-floor", data, "--collections", reads], capture_output=True, text=True, check=True).stdout)
-        row = {"job": name, "floorSeconds": floor["seconds"], "files": floor["files"]}
+        floor_all = json.loads(subprocess.run([a.bench_bin, "read-floor", data, "--collections", reads, "--threads", "0"], capture_output=True, text=True, check=True).stdout)
+        row = {"job": name, "floorSeconds": floor["seconds"], "floorAllCoresSeconds": floor_all["seconds"], "files": floor["files"]}
         for mode in ("dry", "real", "next"):
             cmd = [a.bin, "plan" if mode == "dry" else "run", name, "--data", data, "--now", NOW, "--format", "json", "--log-level", "error"]
             os.sync()
-            wall, rss, out = timed(cmd)
+            wall, cpu, rss, out = timed(cmd)
             hist = json.loads(subprocess.run([a.bin, "history", name, "--data", data, "--limit", "1", "--format", "json"], capture_output=True, text=True, check=True).stdout)
             docs = hist[0]["counts"]["documentsRead"] if hist else 0
             summary = json.loads(out)["summary"]["line"] if out.strip().startswith("{") else ""
-            row[mode] = {"seconds": wall, "peakRSSMiB": round(rss, 1), "documentsRead": docs, "summary": summary}
+            row[mode] = {"seconds": wall, "cpuSeconds": round(cpu, 2), "peakRSSMiB": round(rss, 1), "documentsRead": docs, "summary": summary,
+                         "loadAverage": os.getloadavg()[0]}
             row[mode + "OverFloor"] = round(wall / floor["seconds"], 2) if floor["seconds"] > 0 else None
+            row[mode + "OverAllCoresFloor"] = round(wall / floor_all["seconds"], 2) if floor_all["seconds"] > 0 else None
         results.append(row)
-        print(f"{name:<20} floor {floor['seconds']:.2f}s ({floor['files']} files)  dry {row['dry']['seconds']:.2f}s  "
+        print(f"{name:<20} floor {floor['seconds']:.2f}s / all cores {floor_all['seconds']:.2f}s ({floor['files']} files)  dry {row['dry']['seconds']:.2f}s  "
               f"real {row['real']['seconds']:.2f}s  next {row['next']['seconds']:.2f}s  rss {row['dry']['peakRSSMiB']} / {row['real']['peakRSSMiB']} MiB",
               file=sys.stderr)
     with open("bench-new-jobs.json", "w") as f:
         json.dump(results, f, indent=2)
-    print("| job | files in its collections | floor (s) | dry (s) | real, first (s) | real, next (s) | dry / floor | real / floor | next / floor | peak RSS dry / real (MiB) | first real run |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print(f"load average after: {os.getloadavg()}", file=sys.stderr)
+    print("| job | files | floor 1 thread / all cores (s) | dry (s) | real, first (s) | real, next (s) | dry / floor | first / floor | next / floor "
+          "| dry / all-core floor | CPU dry / first / next (s) | peak RSS dry / first (MiB) | first real run |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
-        print(f"| {r['job']} | {r['files']:,} | {r['floorSeconds']:.2f} | {r['dry']['seconds']:.2f} | {r['real']['seconds']:.2f} | "
-              f"{r['next']['seconds']:.2f} | {r['dryOverFloor']} | {r['realOverFloor']} | {r['nextOverFloor']} | "
+        print(f"| {r['job']} | {r['files']:,} | {r['floorSeconds']:.2f} / {r['floorAllCoresSeconds']:.2f} | {r['dry']['seconds']:.2f} | {r['real']['seconds']:.2f} | "
+              f"{r['next']['seconds']:.2f} | {r['dryOverFloor']} | {r['realOverFloor']} | {r['nextOverFloor']} | {r['dryOverAllCoresFloor']} | "
+              f"{r['dry']['cpuSeconds']} / {r['real']['cpuSeconds']} / {r['next']['cpuSeconds']} | "
               f"{r['dry']['peakRSSMiB']} / {r['real']['peakRSSMiB']} | {r['real']['summary']} |")
 
 

@@ -62,6 +62,49 @@ struct CommitterTests {
         #expect(try FileIO.list(dir.path + "/.hearth/journal") == [])
     }
 
+    @Test func aBigCommitIsStagedAndLeavesNoJournalOrTempFile() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        for i in 0..<40 { try dir.write("users/u\(i).json", #"{"points": \#(i)}"#) }
+        let data = try DataDirectory(root: dir.path)
+        let ctx = JobContext(jobName: "t", logicalTime: Date(), startTime: Date(), timeZone: .gmt, parameters: JobParameters(), store: data, policy: .skip)
+        for i in 0..<40 {
+            let d = try #require(try ctx.document(try DocumentPath("users", "u\(i)")))
+            if i == 0 { ctx.delete(d) } else { ctx.update(d) { $0["points"] = .int(Int64(i) + 100) } }
+        }
+        ctx.create(try DocumentPath("notifications", "n1"), JSONObject([("read", false)]))
+        try Committer(data: data).commit(ctx.changeset, id: "big", extra: [.put(".hearth/runs/t/big.json", Array("{}\n".utf8))])
+        #expect(dir.read("users/u0.json") == nil)
+        #expect(dir.read("users/u7.json") == "{\n  \"points\": 107\n}\n")
+        #expect(dir.read("notifications/n1.json") == "{\n  \"read\": false\n}\n")
+        #expect(dir.read(".hearth/runs/t/big.json") == "{}\n")
+        #expect(try FileIO.list(dir.path + "/.hearth/journal") == [])
+        #expect(try FileIO.list(dir.path + "/users")?.filter { $0.hasSuffix(".hearth-tmp") } == [])
+    }
+
+    @Test func recoveryFinishesACommittedStagedJournalAndRemovesThePendingOnesTempFiles() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        try dir.write("users/a.json", #"{"points": 1}"#)
+        try dir.write("users/b.json", #"{"points": 2}"#)
+        try dir.write("users/d.json", #"{"points": 4}"#)
+        // r1 crashed after its commit point: b's temp file renamed already, c's not, a not yet deleted.
+        try dir.write("users/.c.json.hearth-tmp", #"{"points": 3}"#)
+        try dir.write(".hearth/journal/r1.journal", #"{"id":"r1","operations":[],"staged":[{"rename":"users/b.json"},{"rename":"users/c.json"},{"delete":"users/a.json"}]}"#)
+        // r2 crashed before it: its temp file for d is taken back, d is untouched.
+        try dir.write("users/.d.json.hearth-tmp", #"{"points": 40}"#)
+        try dir.write(".hearth/journal/r2.pending", #"{"id":"r2","operations":[],"staged":[{"rename":"users/d.json"},{"rename":"users/e.json"}]}"#)
+        let r = try Committer(data: try DataDirectory(root: dir.path)).recover()
+        #expect(r.redone == ["r1"])
+        #expect(r.discarded == ["r2.pending"])
+        #expect(dir.read("users/a.json") == nil)
+        #expect(dir.read("users/b.json") == #"{"points": 2}"#)
+        #expect(dir.read("users/c.json") == #"{"points": 3}"#)
+        #expect(dir.read("users/d.json") == #"{"points": 4}"#)
+        #expect(try FileIO.list(dir.path + "/users")?.sorted() == ["b.json", "c.json", "d.json"])
+        #expect(try FileIO.list(dir.path + "/.hearth/journal") == [])
+    }
+
     @Test func aJournalNamingAPathOutsideTheDataDirectoryIsRefused() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

@@ -29,13 +29,22 @@ package struct Committer: Sendable {
         for name in names.sorted() {
             let path = journalDirectory + "/" + name
             if name.hasSuffix(".journal") {
-                guard let bytes = try FileIO.readSmallFile(path), let journal = Journal.decode(bytes) else {
+                // Whole, however big (readSmallFile stops at 64 MiB, and a big commit's journal of
+                // file contents could be larger).
+                guard let bytes = try FileIO.readFile(path, limit: .max)?.bytes, let journal = Journal.decode(bytes) else {
                     throw StoreError("the committed journal \(path) is unreadable; it was fsynced before its commit, so the disk or another program damaged it. Move it aside and run `hearth check`.")
                 }
                 try apply(journal)
                 try FileIO.remove(path)
                 r.redone.append(journal.id)
             } else {
+                // An uncommitted staged journal names the temp files written after it; a torn
+                // one was never complete, so no temp file was written for it.
+                if let bytes = try? FileIO.readFile(path, limit: .max)?.bytes, let journal = Journal.decode(bytes), journal.isStaged {
+                    for step in journal.staged {
+                        if case .rename(let rel) = step, Journal.isSafe(rel) { try FileIO.remove(FileIO.temporaryPath(for: data.root + "/" + rel)) }
+                    }
+                }
                 try FileIO.remove(path)
                 r.discarded.append(name)
             }
@@ -46,19 +55,29 @@ package struct Committer: Sendable {
 
     /// Checks that every document the changeset writes is still as the run read it.
     /// Call with the lock held. Returns the paths that changed.
+    /// Reads the files on all cores (the lock is held, so nothing Hearth writes moves under it).
     package func conflicts(in changeset: Changeset) throws -> [DocumentPath] {
-        var changed: [DocumentPath] = []
-        for e in changeset.entries {
-            let now = try data.currentVersion(e.path)
-            if now != e.expected { changed.append(e.path) }
+        let entries = changeset.entries
+        let data = self.data
+        let found = concurrentChunks(count: entries.count, chunkSize: 256) { range in
+            range.compactMap { i -> Result<DocumentPath, FileIO.Failure>? in
+                do throws(FileIO.Failure) {
+                    return try data.currentVersion(entries[i].path) == entries[i].expected ? nil : .success(entries[i].path)
+                } catch {
+                    return .failure(error)
+                }
+            }
         }
-        return changed
+        return try found.map { try $0.get() }
     }
 
     /// Commits: journal, commit point, files, directory syncs, journal removal.
     /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit;
     /// `leading` adds files written before the documents (ledger entries, see ``Ledger``).
     package func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Journal.Operation] = []) throws {
+        if leading.count + changeset.entries.count + extra.count > Committer.batchSyncThreshold {
+            return try commitStaged(changeset, id: id, leading: leading, extra: extra)
+        }
         var ops: [Journal.Operation] = leading
         ops.reserveCapacity(leading.count + changeset.entries.count + extra.count)
         for e in changeset.entries {
@@ -95,8 +114,172 @@ package struct Committer: Sendable {
     }
 
     /// Commits with more files than this make their temp files durable with one `syncfs(2)`
-    /// instead of one `fsync(2)` each.
+    /// instead of one `fsync(2)` each, and are staged (``commitStaged(_:id:leading:extra:)``).
     static let batchSyncThreshold = 32
+
+    /// What a staged commit writes at one path.
+    private enum Content {
+        case bytes([UInt8])
+        case document(JSONObject)
+        case delete
+    }
+
+    /// A big commit, staged (docs/reliability.md#commits-locking-crashes): the journal names
+    /// the files, and their bytes go once to disk, into the temp files beside them.
+    ///
+    /// 1. The staged journal (paths only) is written to `<id>.pending` and made durable, so a
+    ///    crash from here on leaves a list of the temp files to remove.
+    /// 2. Every file's bytes are made (documents rendered on all cores, chunk by chunk, never
+    ///    all held at once) and written to its temp file; one `syncfs` makes them durable.
+    ///    A failure here removes the temp files and the journal: nothing was committed.
+    /// 3. The rename to `<id>.journal` is the commit point.
+    /// 4. Renames and deletes on all cores, `syncfs`, journal removed (``finishStaged(_:)``,
+    ///    which recovery runs for a committed staged journal).
+    private func commitStaged(_ changeset: Changeset, id: String, leading: [Journal.Operation], extra: [Journal.Operation]) throws {
+        var writes: [(path: String, content: Content)] = []
+        writes.reserveCapacity(leading.count + changeset.entries.count + extra.count)
+        func add(_ op: Journal.Operation) {
+            switch op {
+            case .put(let rel, let bytes): writes.append((rel, .bytes(bytes)))
+            case .delete(let rel): writes.append((rel, .delete))
+            }
+        }
+        leading.forEach(add)
+        for e in changeset.entries {
+            switch e.action {
+            case .create, .update: writes.append((e.path.relativeFile, .document(e.after ?? JSONObject())))
+            case .delete: writes.append((e.path.relativeFile, .delete))
+            }
+        }
+        extra.forEach(add)
+        for w in writes where !Journal.isSafe(w.path) { throw StoreError("commit \(id) names an unsafe path \(w.path); refusing to write it") }
+        let journal = Journal(id: id, staged: writes.map { w -> Journal.Staged in
+            if case .delete = w.content { return .delete(w.path) }
+            return .rename(w.path)
+        })
+
+        // 1. The list, durable before any temp file exists.
+        try FileIO.makeDirectories(journalDirectory)
+        let pending = journalDirectory + "/" + id + ".pending"
+        let committed = journalDirectory + "/" + id + ".journal"
+        try writeJournal(journal, to: pending)
+        try FileIO.fsyncDirectory(journalDirectory)
+        FaultInjection.commitStep()
+
+        // 2. Directories, then every temp file (on all cores), then one syncfs.
+        let root = data.root
+        let ownership = data.ownership
+        var made = Set<String>()
+        var newFileTargets: [String: FileOwnership.Target] = [:]
+        for w in writes {
+            if case .delete = w.content { continue }
+            let dir = FileIO.directoryName(root + "/" + w.path)
+            guard made.insert(dir).inserted else { continue }
+            if w.path.hasPrefix(".hearth/") {
+                try FileIO.makeDirectories(dir)
+            } else {
+                try ownership.makeDirectories(dir)
+                newFileTargets[dir] = ownership.newFileTarget(inDirectory: dir)
+            }
+        }
+        let items = writes
+        let newFile = newFileTargets
+        let failures = concurrentChunks(count: items.count, chunkSize: 128) { range in
+            range.compactMap { i -> FileIO.Failure? in
+                let path = root + "/" + items[i].path
+                let bytes: [UInt8]
+                var target: FileOwnership.Target?
+                switch items[i].content {
+                case .delete: return nil
+                case .bytes(let b): bytes = b
+                case .document(let object): bytes = JSONWriter.document(object)
+                }
+                if !items[i].path.hasPrefix(".hearth/") {
+                    let dir = FileIO.directoryName(path)
+                    target = ownership.target(forFile: path, newFile: newFile[dir] ?? ownership.newFileTarget(inDirectory: dir))
+                }
+                defer { FaultInjection.commitStep() }
+                do throws(FileIO.Failure) {
+                    _ = try FileIO.writeTemporary(for: path, bytes, sync: false, ownership: target)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        do {
+            if let failure = failures.first { throw failure }
+            try FileIO.syncFileSystem(root)
+        } catch {
+            // Not committed: take back every temp file and the list.
+            for w in items {
+                if case .delete = w.content { continue }
+                unlink(FileIO.temporaryPath(for: root + "/" + w.path))
+            }
+            unlink(pending)
+            throw error
+        }
+        FaultInjection.commitStep()
+
+        // 3. The commit point.
+        guard rename(pending, committed) == 0 else { throw FileIO.Failure(path: committed, operation: "rename", errno: errno) }
+        try FileIO.fsyncDirectory(journalDirectory)
+        FaultInjection.commitStep()
+
+        // 4. Committed. From here a crash is finished by recovery.
+        try finishStaged(journal)
+        try FileIO.remove(committed)
+        try FileIO.fsyncDirectory(journalDirectory)
+    }
+
+    /// Writes `journal` to `path` and fsyncs it; on failure removes it.
+    private func writeJournal(_ journal: Journal, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw FileIO.Failure(path: path, operation: "create", errno: errno) }
+        do {
+            try journal.encode { piece throws(FileIO.Failure) in try FileIO.writeAll(fd, piece, path: path) }
+            FaultInjection.commitStep()
+            guard fsync(fd) == 0 else { throw FileIO.Failure(path: path, operation: "fsync", errno: errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Finishes a committed staged journal: every temp file renamed into place (one that is
+    /// gone was renamed before a crash), every delete done, on all cores; then one `syncfs`.
+    /// Idempotent, so recovery may run it again.
+    func finishStaged(_ journal: Journal) throws {
+        let root = data.root
+        for step in journal.staged where !Journal.isSafe(step.path) {
+            throw StoreError("journal \(journal.id) names an unsafe path \(step.path); refusing to apply it")
+        }
+        // Ledger entries first, then the rest: a reader that sees a document the run wrote
+        // also sees its ledger entries (see ``Ledger``).
+        let ledger = journal.staged.filter { $0.path.hasPrefix(".hearth/ledger/") }
+        let rest = journal.staged.filter { !$0.path.hasPrefix(".hearth/ledger/") }
+        for steps in [ledger, rest] where !steps.isEmpty {
+            let failures = concurrentChunks(count: steps.count, chunkSize: 128) { range in
+                range.compactMap { i -> FileIO.Failure? in
+                    defer { FaultInjection.commitStep() }
+                    let path = root + "/" + steps[i].path
+                    switch steps[i] {
+                    case .delete:
+                        do throws(FileIO.Failure) { try FileIO.remove(path) } catch { return error }
+                    case .rename:
+                        if rename(FileIO.temporaryPath(for: path), path) != 0, errno != ENOENT {
+                            return FileIO.Failure(path: path, operation: "rename", errno: errno)
+                        }
+                    }
+                    return nil
+                }
+            }
+            if let failure = failures.first { throw failure }
+        }
+        try FileIO.syncFileSystem(root)
+    }
 
     /// Writes a journal's files. Idempotent, so recovery may run it again.
     ///
@@ -109,6 +292,7 @@ package struct Committer: Sendable {
     /// are then made durable (fsync of each directory, or a second `syncfs`) before the
     /// journal is removed.
     func apply(_ journal: Journal) throws {
+        if journal.isStaged { return try finishStaged(journal) }
         var dirs = Set<String>()
         // (absolute path, new bytes or nil for a delete), in journal order.
         var collected: [(path: String, bytes: [UInt8]?, isDocument: Bool)] = []

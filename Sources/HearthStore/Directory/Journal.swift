@@ -6,6 +6,13 @@ import HearthKit
 /// that rename is the commit point. The files are then written (temp file, fsync, rename),
 /// their directories fsynced, and the journal removed. Recovery redoes every `.journal`
 /// (writing a file twice is harmless) and deletes every `.pending` (never committed).
+///
+/// A big commit's journal is **staged** instead (``staged``): it names the files, not their
+/// bytes. The list is made durable first, then every new file is written to its temp file and
+/// made durable, and only then is the journal renamed to `.journal`: from the commit point
+/// every new file's bytes are on disk beside it, so finishing is renaming each temp file into
+/// place (a missing one was renamed already) and deleting. Recovery of an uncommitted staged
+/// journal removes the temp files it names.
 package struct Journal: Sendable {
     package enum Operation: Sendable, Equatable {
         /// Relative path (from the data root) and the file's bytes.
@@ -13,13 +20,36 @@ package struct Journal: Sendable {
         case delete(String)
     }
 
+    /// One step of a staged journal.
+    enum Staged: Sendable, Equatable {
+        /// Rename the temp file beside this relative path (``FileIO/temporaryPath(for:)``) into place.
+        case rename(String)
+        case delete(String)
+
+        var path: String {
+            switch self {
+            case .rename(let p), .delete(let p): p
+            }
+        }
+    }
+
     package var id: String
     package var operations: [Operation]
+    /// A staged journal's steps (then `operations` is empty).
+    var staged: [Staged] = []
 
     package init(id: String, operations: [Operation]) {
         self.id = id
         self.operations = operations
     }
+
+    init(id: String, staged: [Staged]) {
+        self.id = id
+        self.operations = []
+        self.staged = staged
+    }
+
+    var isStaged: Bool { !staged.isEmpty }
 
     /// `{"id": ID, "operations": [{"put": PATH, "content": TEXT} | {"delete": PATH}, …]}`,
     /// compact, handed to `emit` in pieces of about `chunk` bytes: a big commit holds each
@@ -44,7 +74,23 @@ package struct Journal: Sendable {
                 out.removeAll(keepingCapacity: true)
             }
         }
-        out.append(contentsOf: Array("]}".utf8))
+        out.append(UInt8(ascii: "]"))
+        if !staged.isEmpty {
+            out.append(contentsOf: Array(#","staged":["#.utf8))
+            for (i, step) in staged.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                switch step {
+                case .rename(let path): JSONWriter.write(.object(JSONObject([("rename", .string(path))])), indent: 0, pretty: false, into: &out)
+                case .delete(let path): JSONWriter.write(.object(JSONObject([("delete", .string(path))])), indent: 0, pretty: false, into: &out)
+                }
+                if out.count >= chunk {
+                    try emit(out)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "}"))
         try emit(out)
     }
 
@@ -63,7 +109,21 @@ package struct Journal: Sendable {
                 return nil
             }
         }
-        return Journal(id: id, operations: operations)
+        var journal = Journal(id: id, operations: operations)
+        if let value = o["staged"] {
+            guard case .array(let steps) = value else { return nil }
+            for step in steps {
+                guard case .object(let e) = step else { return nil }
+                if case .string(let p)? = e["rename"] {
+                    journal.staged.append(.rename(p))
+                } else if case .string(let p)? = e["delete"] {
+                    journal.staged.append(.delete(p))
+                } else {
+                    return nil
+                }
+            }
+        }
+        return journal
     }
 
     /// Relative paths must stay inside the data directory: no `..`, no absolute paths.

@@ -81,7 +81,7 @@ package enum FileIO {
     /// (the kernel's path lookup was a visible part of reading a collection; docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users).
     /// `path` is only for error messages. Nil when the file is missing or a symbolic link.
     package static func readFile(in directory: Int32, _ name: String, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
         if fd < 0 {
             if errno == ENOENT || errno == ELOOP { return nil }
             throw Failure(path: path(), operation: "open", errno: errno)
@@ -99,7 +99,7 @@ package enum FileIO {
     /// from a device: the caller takes the slow path for anything that is not a valid document
     /// (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
     package static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
         if fd < 0 { return nil }
         defer { close(fd) }
         while true {
@@ -165,9 +165,7 @@ package enum FileIO {
     package static func writeTemporary(
         for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool, ownership: FileOwnership.Target? = nil
     ) throws(Failure) -> String {
-        let dir = directoryName(path)
-        let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
-        let tmp = dir + "/." + base + ".hearth-tmp"
+        let tmp = temporaryPath(for: path)
         let createMode = ownership.map { $0.mode & 0o777 } ?? mode
         // A fresh file (a temp file left by a crash is removed first), so that its owner and
         // mode are the ones set here.
@@ -182,6 +180,13 @@ package enum FileIO {
         try writeAll(fd, bytes, path: tmp)
         if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
         return tmp
+    }
+
+    /// The temp file ``writeTemporary(for:_:mode:sync:ownership:)`` writes for `path`:
+    /// `.<name>.hearth-tmp` beside it.
+    package static func temporaryPath(for path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." + path + ".hearth-tmp" }
+        return String(path[...slash]) + "." + String(path[path.index(after: slash)...]) + ".hearth-tmp"
     }
 
     /// `syncfs(2)`: flushes every dirty page and inode of the file system holding `path`.
