@@ -58,6 +58,7 @@ public struct AchievementUnlock: Job {
     }
 
     struct User: Sendable {
+        /// Path and version only: the content is read again for the users an unlock updates.
         var document: Document
         var giftsGiven: Int64
         var totalPointsGifted: Int64
@@ -100,7 +101,7 @@ public struct AchievementUnlock: Job {
 
         let provider = pushProvider
         let users = try await context.decode("users") { d throws(FieldError) in
-            User(document: d, giftsGiven: try d.int("giftsGiven") ?? 0, totalPointsGifted: try d.int("totalPointsGifted") ?? 0,
+            User(document: Document(path: d.path, object: JSONObject(), version: d.version), giftsGiven: try d.int("giftsGiven") ?? 0, totalPointsGifted: try d.int("totalPointsGifted") ?? 0,
                  achievements: try d.stringArray("achievements"), tokens: DeviceTokens(of: d, provider: provider).tokens)
         }
         guard !users.isEmpty else { return }
@@ -133,6 +134,7 @@ public struct AchievementUnlock: Job {
         var ledger = try await XPLedger(context: context)
         let now = Timestamp.json(context.startTime)
 
+        var updates: [(user: Document, achievements: [String])] = []
         for user in users {
             let uid = user.document.id
             // A user whose XP account cannot be written gets nothing this run (it is invalid input).
@@ -167,7 +169,21 @@ public struct AchievementUnlock: Job {
             if !added.isEmpty {
                 var list = user.achievements ?? []
                 for id in added where !list.contains(id) { list.append(id) }
-                context.update(user.document) { o in
+                updates.append((user.document, list))
+            }
+        }
+        // Nothing else this job writes is a user document, so updating them last writes the same.
+        var next = 0
+        try await context.reread(updates.map(\.user)) { documents in
+            for document in documents {
+                let list = updates[next].achievements
+                next += 1
+                guard let document else {
+                    // Valid when first read, unreadable now: another writer is at it.
+                    context.warn("\(updates[next - 1].user.path.relativeFile): its achievements list was not updated; it changed while the job ran and is no longer readable")
+                    continue
+                }
+                context.update(document) { o in
                     o["achievements"] = .array(list.map { .string($0) })
                 }
             }

@@ -27,19 +27,5 @@ extension LeaderboardRebuild {
             if d["generosityScore"]?.isNull ?? true { lacks.insert(.generosityScore) }
             user.document.object = JSONObject()
         }
-
-        /// The documents of `kept` (emptied by ``init(_:)``) read again, each with the version
-        /// of the first read: if another writer changed one in between, the commit's version
-        /// check sees it and the run starts again, as when the document had been kept. Nil for
-        /// a document that is no longer a readable JSON object (then it is not written; the
-        /// next run reports it).
-        static func reread(_ kept: [Document], store: any DocumentStore) async throws -> [Document?] {
-            let paths = kept.map(\.path)
-            let reads = await BlockingIO.run { concurrentChunks(count: paths.count, chunkSize: 256) { range in store.read(paths[range]) } }
-            return zip(kept, reads).map { k, read in
-                guard case .document(let d) = read else { return nil }
-                return Document(path: k.path, object: d.object, version: k.version)
-            }
-        }
     }
 }

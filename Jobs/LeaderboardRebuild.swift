@@ -59,14 +59,18 @@ public struct LeaderboardRebuild: Job {
                 stale.append((u, Int64(entry.rank), level, score))
             }
         }
-        let documents = try await RankedUser.reread(stale.map(\.user.document), store: context.store)
-        for (s, document) in zip(stale, documents) {
-            guard let document else { continue }
-            context.update(document) { o in
-                func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
-                if s.user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
-                if s.user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
-                if s.user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
+        var next = 0
+        try await context.reread(stale.map(\.user.document)) { documents in
+            for document in documents {
+                let s = stale[next]
+                next += 1
+                guard let document else { continue }
+                context.update(document) { o in
+                    func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
+                    if s.user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
+                    if s.user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
+                    if s.user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
+                }
             }
         }
         if periods.contains("alltime") {

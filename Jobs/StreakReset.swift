@@ -27,6 +27,7 @@ public struct StreakReset: Job {
     public init(parameters: JobParameters, environment: JobEnvironment) throws(JobSetupError) {}
 
     struct Streak: Sendable {
+        /// Path and version only: the content is read again for the streaks this run changes.
         var document: Document
         var userID: String?
         var lastActivity: Date?
@@ -62,11 +63,12 @@ public struct StreakReset: Job {
                 frozen = date
             }
             return Streak(
-                document: d, userID: try d.documentID("userId"), lastActivity: try d.timestamp("lastActivityDate"), frozenThrough: frozen,
+                document: Document(path: d.path, object: JSONObject(), version: d.version), userID: try d.documentID("userId"), lastActivity: try d.timestamp("lastActivityDate"), frozenThrough: frozen,
                 freezeCount: try d.int("freezeCount") ?? 0, currentStreak: try d.int("currentStreak") ?? 0, longestStreak: try d.int("longestStreak") ?? 0)
         }
 
         var zones: [String: TimeZone?] = [:]   // nil value: the user document is invalid
+        var changes: [(streak: Document, outcome: Outcome)] = []
         for s in streaks {
             guard let last = s.lastActivity else {
                 context.warn("\(s.document.path.relativeFile): active streak without lastActivityDate; skipped")
@@ -89,20 +91,34 @@ public struct StreakReset: Job {
             let outcome = Self.judge(
                 today: today, lastActivity: LocalDate(last, in: zone), frozenThrough: s.frozenThrough,
                 freezeCount: s.freezeCount, currentStreak: s.currentStreak, longestStreak: s.longestStreak)
-            switch outcome {
-            case .nothing: break
-            case .frozen(let count, let through):
-                context.update(s.document) { o in
-                    o["freezeCount"] = .int(count)
-                    o["frozenThrough"] = .string(through.description)
-                }
-            case .reset(let longest):
-                context.update(s.document) { o in
-                    o["longestStreak"] = .int(longest)
-                    o["currentStreak"] = 0
-                    o["isActive"] = false
-                    o["resetAt"] = Timestamp.json(context.startTime)
-                }
+            if outcome != .nothing { changes.append((s.document, outcome)) }
+        }
+        // Streaks are the only documents written: updating them after judging all writes the same.
+        var next = 0
+        try await context.reread(changes.map(\.streak)) { documents in
+            for document in documents {
+                let outcome = changes[next].outcome
+                next += 1
+                guard let document else { continue }
+                Self.apply(outcome, to: document, context: context)
+            }
+        }
+    }
+
+    private static func apply(_ outcome: Outcome, to document: Document, context: JobContext) {
+        switch outcome {
+        case .nothing: break
+        case .frozen(let count, let through):
+            context.update(document) { o in
+                o["freezeCount"] = .int(count)
+                o["frozenThrough"] = .string(through.description)
+            }
+        case .reset(let longest):
+            context.update(document) { o in
+                o["longestStreak"] = .int(longest)
+                o["currentStreak"] = 0
+                o["isActive"] = false
+                o["resetAt"] = Timestamp.json(context.startTime)
             }
         }
     }

@@ -49,31 +49,49 @@ public struct WeeklyBonus: Job {
         let prefix = "weekly-bonus-\(weekID)-"
         let paid = Set(try context.store.documentIDs(in: "transactions").filter { $0.hasPrefix(prefix) })
 
+        // Users are kept without their documents' content; the paid ones are read again, a
+        // chunk at a time, to be updated (``JobContext/reread(_:chunkSize:_:)``).
         let users = try await context.decode("users") { d throws(FieldError) in
-            (user: try CampusUser(d), lastActive: try d.timestamp("lastActive"))
+            var user = try CampusUser(d)
+            user.document.object = JSONObject()
+            return (user: user, lastActive: try d.timestamp("lastActive"))
         }
         let now = Timestamp.json(context.startTime)
-        var count: Int64 = 0
+        var paying: [CampusUser] = []
         for (u, lastActive) in users {
             if activeOnly {
                 guard let lastActive, lastActive >= weekStart else { continue }
             }
             let txID = prefix + u.id
             if paid.contains(txID) { continue }
-            guard let path = try? DocumentPath("transactions", txID) else {
+            guard (try? DocumentPath("transactions", txID)) != nil else {
                 context.warn("users/\(u.id).json: not paid; the id \"\(txID)\" is too long for a document id")
                 continue
             }
-            context.create(path, JSONObject([
-                ("type", "bonus"), ("fromUserId", .null), ("toUserId", .string(u.id)), ("amount", .int(amount)),
-                ("message", .string("Weekly bonus for \(weekID)")), ("status", "completed"), ("createdAt", now), ("completedAt", now),
-                ("fromUserName", .null), ("toUserName", .string(u.name)), ("fromUsername", .null), ("toUsername", .string(u.username)),
-            ]))
-            context.update(u.document) { o in
-                o["points"] = .int(u.points + amount)
-                o["totalPointsEarned"] = .int(u.totalPointsEarned + amount)
+            paying.append(u)
+        }
+        var next = 0
+        var count: Int64 = 0
+        try await context.reread(paying.map(\.document)) { documents in
+            for document in documents {
+                let u = paying[next]
+                next += 1
+                guard let document else {
+                    // Valid when first read, unreadable now: another writer is at it.
+                    context.warn("users/\(u.id).json: not paid; it changed while the job ran and is no longer readable")
+                    continue
+                }
+                context.create(DocumentPath(unchecked: ["transactions", prefix + u.id]), JSONObject([
+                    ("type", "bonus"), ("fromUserId", .null), ("toUserId", .string(u.id)), ("amount", .int(amount)),
+                    ("message", .string("Weekly bonus for \(weekID)")), ("status", "completed"), ("createdAt", now), ("completedAt", now),
+                    ("fromUserName", .null), ("toUserName", .string(u.name)), ("fromUsername", .null), ("toUsername", .string(u.username)),
+                ]))
+                context.update(document) { o in
+                    o["points"] = .int(u.points + amount)
+                    o["totalPointsEarned"] = .int(u.totalPointsEarned + amount)
+                }
+                count += 1
             }
-            count += 1
         }
         guard count > 0 else { return }
         let eventID = paid.isEmpty ? "bonus.paid-\(weekID)" : "bonus.paid-\(weekID)-after-\(paid.count)"

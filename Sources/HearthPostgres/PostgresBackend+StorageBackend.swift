@@ -99,7 +99,7 @@ extension PostgresBackend {
             let key: [(String, JSONValue)] = [("c", .string(e.path.collection)), ("i", .string(e.path.id))]
             switch e.action {
             case .create, .update:
-                let raw = String(decoding: JSONWriter.document(e.after ?? JSONObject()), as: UTF8.self)
+                let raw = String(decoding: e.content ?? JSONWriter.document(JSONObject()), as: UTF8.self)
                 puts.append(.object(JSONObject(key + [("r", .string(raw))])))
             case .delete:
                 deletes.append(.object(JSONObject(key)))

@@ -1,21 +1,21 @@
 package import HearthKit
 /// What a run would write (dry run) or wrote (real run), in a form to report.
 package struct Plan: Sendable {
-    package struct FieldChange: Sendable, Equatable {
-        package var field: String
-        /// nil: the field is added.
-        package var before: JSONValue?
-        /// nil: the field is removed.
-        package var after: JSONValue?
-    }
+    package typealias FieldChange = Changeset.FieldChange
 
     package struct Change: Sendable {
         package var path: DocumentPath
         package var action: Changeset.Action
         /// Field-level diff (updates).
         package var fields: [FieldChange]
+        /// The new document's bytes (creates); the plan parses it again when it shows it.
+        package var content: [UInt8]?
+
         /// The new document (creates).
-        package var document: JSONObject?
+        package var document: JSONObject? {
+            guard let content, case .object(let o)? = try? JSONParser.parse(content) else { return nil }
+            return o
+        }
     }
 
     package var job: String
@@ -36,24 +36,8 @@ package struct Plan: Sendable {
         self.changes = changeset.entries.sorted { a, b in
             a.path.collection != b.path.collection ? a.path.collection < b.path.collection : a.path.id < b.path.id
         }.map { e in
-            Change(path: e.path, action: e.action, fields: Plan.diff(e.before, e.after), document: e.action == .create ? e.after : nil)
+            Change(path: e.path, action: e.action, fields: e.fields, content: e.action == .create ? e.content : nil)
         }
-    }
-
-    /// Top-level field changes between two versions of a document, in the new key order,
-    /// then removed fields.
-    static func diff(_ before: JSONObject?, _ after: JSONObject?) -> [FieldChange] {
-        guard let before, let after else { return [] }
-        var out: [FieldChange] = []
-        for (k, v) in after {
-            if let old = before[k] {
-                if !old.sameContent(as: v) { out.append(FieldChange(field: k, before: old, after: v)) }
-            } else {
-                out.append(FieldChange(field: k, before: nil, after: v))
-            }
-        }
-        for (k, v) in before where after[k] == nil { out.append(FieldChange(field: k, before: v, after: nil)) }
-        return out
     }
 
     package var counts: (create: Int, update: Int, delete: Int) {

@@ -70,15 +70,17 @@ public final class JobContext: Sendable {
     public func decode<T: Sendable>(_ collection: String, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?) async throws -> [T] {
         try Task.checkCancellation()
         let store = self.store
-        let (paths, outcomes): ([DocumentPath], [DecodeOutcome<T>]) = try await BlockingIO.run { () throws(StoreError) in
+        let count: Int
+        var outcomes: [DecodeChunk<T>]
+        (count, outcomes) = try await BlockingIO.run { () throws(StoreError) in
             let ids = try store.documentIDs(in: collection)
             let base = collection.split(separator: "/").map(String.init)
             let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
-            return (paths, Self.decodeChunks(paths, store: store, transform))
+            return (paths.count, Self.decodeChunks(paths, store: store, transform))
         }
         try Task.checkCancellation()
-        let result = try values(of: outcomes)
-        countRead(paths.count)
+        let result = try values(of: &outcomes)
+        countRead(count)
         return result
     }
 
@@ -96,22 +98,23 @@ public final class JobContext: Sendable {
             let base = collection.split(separator: "/").map(String.init)
             for start in stride(from: 0, to: ids.count, by: max(1, chunkSize)) {
                 let paths = ids[start..<min(ids.count, start + chunkSize)].map { DocumentPath(unchecked: base + [$0]) }
-                try body(try self.values(of: Self.decodeChunks(paths, store: store, transform)))
+                var chunk = Self.decodeChunks(paths, store: store, transform)
+                try body(try self.values(of: &chunk))
             }
             return ids.count
         }
         countRead(count)
     }
 
-    /// The values among `outcomes`; the invalid documents reported per the policy.
-    private func values<T>(of outcomes: [DecodeOutcome<T>]) throws -> [T] {
+    /// The values among `outcomes`; the invalid documents reported per the policy. Each
+    /// chunk is freed once copied, so the values are in memory once, not twice.
+    private func values<T>(of outcomes: inout [DecodeChunk<T>]) throws -> [T] {
         var result: [T] = []
-        result.reserveCapacity(outcomes.count)
-        for o in outcomes {
-            switch o {
-            case .value(let t): result.append(t)
-            case .invalid(let p, let issue): try reportInvalid(p, issue)
-            }
+        result.reserveCapacity(outcomes.reduce(0) { $0 + $1.values.count })
+        for i in outcomes.indices {
+            for (p, issue) in outcomes[i].invalid { try reportInvalid(p, issue) }
+            result.append(contentsOf: outcomes[i].values)
+            outcomes[i].values = []
         }
         return result
     }
@@ -132,32 +135,54 @@ public final class JobContext: Sendable {
     public func decode<T: Sendable>(_ paths: [DocumentPath], _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?) async throws -> [T] {
         try Task.checkCancellation()
         let store = self.store
-        let outcomes = await BlockingIO.run { Self.decodeChunks(paths, store: store, transform) }
+        var outcomes = await BlockingIO.run { Self.decodeChunks(paths, store: store, transform) }
         try Task.checkCancellation()
-        let result = try values(of: outcomes)
-        countRead(outcomes.count)   // documents found; an absent path is no document read
+        let found = outcomes.reduce(0) { $0 + $1.values.count + $1.invalid.count }
+        let result = try values(of: &outcomes)
+        countRead(found)   // values and invalid documents, as before: an absent path is no document read
         return result
+    }
+
+    /// Reads `kept` again — documents a job kept only the path and version of, to hold less
+    /// than every document it read whole — and hands them to `body` `chunkSize` at a time, in
+    /// order, each with the version of its first read: if another writer changed one in
+    /// between, the commit's version check sees it and the run starts again, as when the
+    /// document had been kept. Nil for a document that is no longer a readable JSON object (a
+    /// job does not write it; the next run reports it). Reads run on all cores, off the
+    /// cooperative pool; only one chunk of documents is in memory at a time.
+    public func reread(_ kept: [Document], chunkSize: Int = 4096, _ body: ([Document?]) throws -> Void) async throws {
+        let store = self.store
+        for start in stride(from: 0, to: kept.count, by: max(1, chunkSize)) {
+            try Task.checkCancellation()
+            let part = kept[start..<min(kept.count, start + chunkSize)]
+            let paths = part.map(\.path)
+            let reads = await BlockingIO.run { concurrentChunks(count: paths.count, chunkSize: 256) { range in store.read(paths[range]) } }
+            try body(zip(part, reads).map { k, read in
+                guard case .document(let d) = read else { return nil }
+                return Document(path: k.path, object: d.object, version: k.version)
+            })
+        }
     }
 
     /// Reads and transforms `paths` on all cores, in chunks, keeping only the outcomes.
     private static func decodeChunks<T: Sendable>(
         _ paths: [DocumentPath], store: any DocumentStore, _ transform: @Sendable (Document) throws(FieldError) -> T?
-    ) -> [DecodeOutcome<T>] {
+    ) -> [DecodeChunk<T>] {
         concurrentChunks(count: paths.count) { range in
-            var out: [DecodeOutcome<T>] = []
+            var out = DecodeChunk<T>()
             for read in store.read(paths[range]) {
                 switch read {
                 case .document(let doc):
                     do throws(FieldError) {
-                        if let t = try transform(doc) { out.append(.value(t)) }
+                        if let t = try transform(doc) { out.values.append(t) }
                     } catch {
-                        out.append(.invalid(doc.path, error.issue(in: doc.path)))
+                        out.invalid.append((doc.path, error.issue(in: doc.path)))
                     }
-                case .invalid(let p, let issue): out.append(.invalid(p, issue))
+                case .invalid(let p, let issue): out.invalid.append((p, issue))
                 case .missing: break
                 }
             }
-            return out
+            return [out]
         }
     }
 
@@ -204,7 +229,7 @@ public final class JobContext: Sendable {
         let object = object.keepingNumberText(of: document.object)
         state.withLock { s in
             guard !s.invalidPaths.contains(document.path) else { return }
-            s.changeset.put(.init(path: document.path, action: .update, before: document.object, after: object, expected: document.version))
+            s.changeset.put(path: document.path, action: .update, before: document.object, after: object, expected: document.version)
         }
     }
 
@@ -227,13 +252,13 @@ public final class JobContext: Sendable {
                 s.warnings.append("\(path.relativeFile): not created because the existing file is invalid")
                 return
             }
-            s.changeset.put(.init(path: path, action: .create, before: nil, after: object, expected: nil))
+            s.changeset.put(path: path, action: .create, before: nil, after: object, expected: nil)
         }
     }
 
     public func delete(_ document: Document) {
         state.withLock { s in
-            s.changeset.put(.init(path: document.path, action: .delete, before: document.object, after: nil, expected: document.version))
+            s.changeset.put(path: document.path, action: .delete, before: document.object, after: nil, expected: document.version)
         }
     }
 
@@ -275,8 +300,9 @@ public final class JobContext: Sendable {
     public var documentsRead: Int { state.withLock { $0.documentsRead } }
 }
 
-/// One document's result in ``JobContext/decode(_:_:)``.
-private enum DecodeOutcome<T: Sendable>: Sendable {
-    case value(T)
-    case invalid(DocumentPath, DocumentIssue)
+/// One chunk's results in ``JobContext/decode(_:_:)``: the values in order, and the documents
+/// that are invalid input (in order too; reported before the chunk's values are kept).
+private struct DecodeChunk<T: Sendable>: Sendable {
+    var values: [T] = []
+    var invalid: [(DocumentPath, DocumentIssue)] = []
 }

@@ -15,7 +15,8 @@ public func concurrentChunks<T: Sendable>(count: Int, chunkSize: Int = 512, _ bo
     return parts.withLock { dict in
         var out: [T] = []
         out.reserveCapacity(count)
-        for c in 0..<chunks { out.append(contentsOf: dict[c] ?? []) }
+        // Each part is freed once copied: the results are in memory once, not twice.
+        for c in 0..<chunks { out.append(contentsOf: dict.removeValue(forKey: c) ?? []) }
         return out
     }
 }

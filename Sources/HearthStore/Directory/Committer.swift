@@ -82,7 +82,7 @@ package struct Committer: Sendable {
         ops.reserveCapacity(leading.count + changeset.entries.count + extra.count)
         for e in changeset.entries {
             switch e.action {
-            case .create, .update: ops.append(.put(e.path.relativeFile, JSONWriter.document(e.after ?? JSONObject())))
+            case .create, .update: ops.append(.put(e.path.relativeFile, e.content ?? JSONWriter.document(JSONObject())))
             case .delete: ops.append(.delete(e.path.relativeFile))
             }
         }

@@ -42,6 +42,11 @@ func emit(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
 }
 
+/// Writes bytes to stdout.
+func emit(bytes: [UInt8]) {
+    FileHandle.standardOutput.write(Data(bytes))
+}
+
 /// Writes to stderr.
 func emitError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))

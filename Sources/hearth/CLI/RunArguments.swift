@@ -77,7 +77,7 @@ struct RunArguments: ParsableArguments {
             case .text:
                 for w in outcome.plan.warnings { emitError("warning: \(w)\n") }
                 emit(outcome.plan.text(limit: limit, color: stdoutIsTTY))
-            case .json: emit(JSONWriter.pretty(outcome.plan.json) + "\n")
+            case .json: outcome.plan.writeJSON { emit(bytes: $0) }
             case .markdown: emit(outcome.plan.markdown(limit: limit))
             }
             if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
