@@ -120,7 +120,6 @@ package struct Committer: Sendable {
     /// What a staged commit writes at one path.
     private enum Content {
         case bytes([UInt8])
-        case document(JSONObject)
         case delete
     }
 
@@ -129,8 +128,8 @@ package struct Committer: Sendable {
     ///
     /// 1. The staged journal (paths only) is written to `<id>.pending` and made durable, so a
     ///    crash from here on leaves a list of the temp files to remove.
-    /// 2. Every file's bytes are made (documents rendered on all cores, chunk by chunk, never
-    ///    all held at once) and written to its temp file; one `syncfs` makes them durable.
+    /// 2. Every file's bytes (the changeset holds each document's encoded bytes) are written to
+    ///    its temp file on all cores; one `syncfs` makes them durable.
     ///    A failure here removes the temp files and the journal: nothing was committed.
     /// 3. The rename to `<id>.journal` is the commit point.
     /// 4. Renames and deletes on all cores, `syncfs`, journal removed (``finishStaged(_:)``,
@@ -147,7 +146,7 @@ package struct Committer: Sendable {
         leading.forEach(add)
         for e in changeset.entries {
             switch e.action {
-            case .create, .update: writes.append((e.path.relativeFile, .document(e.after ?? JSONObject())))
+            case .create, .update: writes.append((e.path.relativeFile, .bytes(e.content ?? JSONWriter.document(JSONObject()))))
             case .delete: writes.append((e.path.relativeFile, .delete))
             }
         }
@@ -192,7 +191,6 @@ package struct Committer: Sendable {
                 switch items[i].content {
                 case .delete: return nil
                 case .bytes(let b): bytes = b
-                case .document(let object): bytes = JSONWriter.document(object)
                 }
                 if !items[i].path.hasPrefix(".hearth/") {
                     let dir = FileIO.directoryName(path)
