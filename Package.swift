@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "HearthCoreTests",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthTestSupport",
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthTestSupport",
                 log, lifecycle,
             ],
             path: "Tests/HearthCoreTests",

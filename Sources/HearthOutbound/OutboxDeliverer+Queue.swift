@@ -13,7 +13,7 @@ extension OutboxDeliverer {
     /// until no due message is left unclaimed. Never throws: failures are in the report and the log.
     package func deliverDue(from queue: any OutboxClaimingQueue, now: Date = Date(), batchSize: Int = queueBatchSize) async -> OutboxDeliveryReport {
         var report = OutboxDeliveryReport()
-        let pass = Pass(disabled: DisabledEndpoints(data: data).disabledNames(among: webhooks))
+        let pass = Pass(disabled: DisabledEndpoints(store: store).disabledNames(among: webhooks))
         while !Task.isCancelled {
             let batch: any OutboxQueueBatch
             do {

@@ -66,7 +66,11 @@ package struct OutboxDeliverer: Sendable {
         }
     }
 
+    /// The data directory whose outbox folders ``deliverDue(now:)`` delivers.
     package let data: DataDirectory
+    /// Where users' device tokens are read and dead ones removed, and disabled endpoints are
+    /// kept: the configured storage backend (`data` itself on the directory backend).
+    package let store: any StorageBackend
     package let webhooks: [WebhookConfig]
     package let options: Options
     let sender: WebhookSender
@@ -83,12 +87,14 @@ package struct OutboxDeliverer: Sendable {
     ///   - pushProvider: where pushes go; nil for `provider = "none"`.
     ///   - environment: where `secretEnv` secrets are looked up (the process environment).
     ///   - clock: the wall clock for delivery timestamps and retry times.
+    ///   - store: the storage backend holding users and disabled endpoints; nil: `data`.
     package init(
-        webhooks: [WebhookConfig], data: DataDirectory, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
+        webhooks: [WebhookConfig], data: DataDirectory, store: (any StorageBackend)? = nil, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
         logger: Logger, options: Options = Options(), environment: [String: String] = ProcessInfo.processInfo.environment,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.data = data
+        self.store = store ?? data
         var seen = Set<String>()
         var endpoints: [WebhookConfig] = []
         for w in webhooks {
@@ -105,7 +111,7 @@ package struct OutboxDeliverer: Sendable {
         self.environment = environment
         self.logger = logger
         self.clock = clock
-        self.remover = PushTokenRemover(data: data, lockTimeout: options.lockTimeout)
+        self.remover = PushTokenRemover(store: self.store, lockTimeout: options.lockTimeout)
     }
 
     var pendingDirectory: String { OutboxStore.directory(.pending, in: data) }
@@ -126,7 +132,7 @@ package struct OutboxDeliverer: Sendable {
         }
         removeOrphanLogs(listing)
         if listing.files.isEmpty && listing.batches.isEmpty { return report }
-        let pass = Pass(disabled: DisabledEndpoints(data: data).disabledNames(among: webhooks))
+        let pass = Pass(disabled: DisabledEndpoints(store: store).disabledNames(among: webhooks))
         var work = WorkList(files: listing.files, batches: listing.batches, deliverer: self)
         await withTaskGroup(of: Result.self) { group in
             var inFlight = 0
@@ -332,8 +338,8 @@ package struct OutboxDeliverer: Sendable {
                 if let endpoint = webhooks.first(where: { $0.name == targets[index].name }) {
                     let first = pass.disabled.withLock { $0.insert(endpoint.name).inserted }
                     do {
-                        let data = self.data
-                        try await BlockingIO.run { () throws(any Error) in try DisabledEndpoints(data: data).disable(endpoint, reason: reason, at: at) }
+                        let store = self.store
+                        try await BlockingIO.run { () throws(any Error) in try DisabledEndpoints(store: store).disable(endpoint, reason: reason, at: at) }
                     } catch {
                         logger.error("cannot record the disabled webhook endpoint \(endpoint.name): \(error)")
                     }
@@ -542,7 +548,7 @@ package struct OutboxDeliverer: Sendable {
 
     /// The device tokens on `users/{userID}` for `provider`.
     func userTokens(_ userID: String, provider: String) -> [String] {
-        guard let path = try? DocumentPath("users", userID), case .document(let user) = data.read(path) else { return [] }
+        guard let path = try? DocumentPath("users", userID), case .document(let user) = store.read(path) else { return [] }
         func strings(_ field: String) -> [String] { user[field]?.arrayValue?.compactMap(\.stringValue) ?? [] }
         let fcm = strings("fcmTokens") + (user["fcmToken"]?.stringValue.map { [$0] } ?? [])
         switch provider {

@@ -7,10 +7,11 @@ import HearthStore
 /// users' documents: `fcmTokens` (array), the older `fcmToken` (string) and `apnsTokens`
 /// (array) of `users/{userId}`.
 ///
-/// Each removal is a follow-up commit through the ``Committer``, like a job's: read the
-/// documents, take the writers' lock, finish any crashed commit, check that every document is
-/// still the version read (the apps write them too), commit; on a conflict, read again and
-/// retry (up to 3 re-reads). Requests that arrive while a commit is in progress are batched
+/// Each removal is a follow-up commit through the storage backend
+/// (``StorageBackend/commitDocuments(_:id:holder:timeout:)``), like a job's: read the documents,
+/// commit them unless one changed since it was read (the apps write them too; the data
+/// directory also takes the writers' lock and finishes any crashed commit first); on a
+/// conflict, read again and retry (up to 3 re-reads). Requests that arrive while a commit is in progress are batched
 /// into the next one, so thousands of dead tokens cost a few commits, not thousands. The
 /// blocking file and lock work runs off the Swift concurrency pool.
 actor PushTokenRemover {
@@ -22,14 +23,14 @@ actor PushTokenRemover {
 
     static let maxRereads = 3
 
-    private let data: DataDirectory
+    private let store: any StorageBackend
     private let lockTimeout: Duration
     private var queued: [String: Set<String>] = [:]
     private var waiting: [CheckedContinuation<Result<Void, Failure>, Never>] = []
     private var flushing = false
 
-    init(data: DataDirectory, lockTimeout: Duration) {
-        self.data = data
+    init(store: any StorageBackend, lockTimeout: Duration) {
+        self.store = store
         self.lockTimeout = lockTimeout
     }
 
@@ -53,11 +54,9 @@ actor PushTokenRemover {
             let waiters = waiting
             queued = [:]
             waiting = []
-            let data = self.data
-            let timeout = lockTimeout
             let result: Result<Void, Failure>
             do {
-                try await BlockingIO.run { () throws(any Error) in try Self.commit(batch, data: data, lockTimeout: timeout) }
+                try await Self.commit(batch, store: store, lockTimeout: lockTimeout)
                 result = .success(())
             } catch {
                 result = .failure(Failure(description: "removing dead device tokens from users/: \(error)"))
@@ -67,31 +66,31 @@ actor PushTokenRemover {
         flushing = false
     }
 
-    /// One follow-up commit removing `removals` (user id → tokens). Blocking.
-    static func commit(_ removals: [String: Set<String>], data: DataDirectory, lockTimeout: Duration) throws {
-        let committer = Committer(data: data)
+    /// One follow-up commit removing `removals` (user id → tokens).
+    static func commit(_ removals: [String: Set<String>], store: any StorageBackend, lockTimeout: Duration) async throws {
         var rereads = 0
         while true {
-            var changeset = Changeset()
-            for (userID, tokens) in removals.sorted(by: { $0.key < $1.key }) {
-                guard let path = try? DocumentPath("users", userID), case .document(let doc) = data.read(path) else { continue }
-                let updated = without(tokens, in: doc.object)
-                if !updated.sameContent(as: doc.object) {
-                    changeset.put(.init(path: path, action: .update, before: doc.object, after: updated, expected: doc.version))
+            let changeset = try await BlockingIO.run { () throws(any Error) -> Changeset in
+                var changeset = Changeset()
+                for (userID, tokens) in removals.sorted(by: { $0.key < $1.key }) {
+                    guard let path = try? DocumentPath("users", userID), case .document(let doc) = store.read(path) else { continue }
+                    let updated = without(tokens, in: doc.object)
+                    if !updated.sameContent(as: doc.object) {
+                        changeset.put(.init(path: path, action: .update, before: doc.object, after: updated, expected: doc.version))
+                    }
                 }
+                return changeset
             }
             if changeset.entries.isEmpty { return }
-            let lock = try committer.lock(holder: "pid=\(getpid()) outbox token removal", timeout: lockTimeout)
-            defer { lock.release() }
-            try committer.recover()
-            let conflicts = try committer.conflicts(in: changeset)
-            if conflicts.isEmpty {
-                try committer.commit(changeset, id: "outbox-tokens-\(Int64(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            let id = "outbox-tokens-\(Int64(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            switch try await store.commitDocuments(changeset, id: id, holder: "pid=\(getpid()) outbox token removal", timeout: lockTimeout) {
+            case .committed:
                 return
-            }
-            rereads += 1
-            if rereads > maxRereads {
-                throw ConflictError(paths: conflicts, attempts: rereads)
+            case .conflict(let conflicts):
+                rereads += 1
+                if rereads > maxRereads {
+                    throw ConflictError(paths: conflicts, attempts: rereads)
+                }
             }
         }
     }

@@ -62,6 +62,22 @@ extension PostgresBackend {
         }
     }
 
+    /// A follow-up commit of documents only (dead device tokens): the same transaction, lock
+    /// and version check as a run's commit, no run record.
+    package func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult {
+        let backend = self
+        return try await BlockingIO.run { () throws(any Error) in
+            let connection = try backend.connect()
+            return try connection.transaction {
+                try connection.query("SELECT pg_advisory_xact_lock(\(PostgresBackend.commitLockKey))")
+                let conflicts = try PostgresBackend.conflicts(changeset, connection)
+                if !conflicts.isEmpty { return CommitResult.conflict(conflicts) }
+                try PostgresBackend.writeDocuments(changeset, connection)
+                return .committed
+            }
+        }
+    }
+
     static let commitLockKey = 0x4865_6172_7463  // "Hearthc"
 
     /// The documents the changeset writes that changed since the run read them.
@@ -93,28 +109,7 @@ extension PostgresBackend {
     /// commit's transaction).
     static func write(_ commit: RunCommit, _ connection: PostgresConnection) throws {
         let c = commit.changeset
-        var puts: [JSONValue] = []
-        var deletes: [JSONValue] = []
-        for e in c.entries {
-            let key: [(String, JSONValue)] = [("c", .string(e.path.collection)), ("i", .string(e.path.id))]
-            switch e.action {
-            case .create, .update:
-                let raw = String(decoding: e.content ?? JSONWriter.document(JSONObject()), as: UTF8.self)
-                puts.append(.object(JSONObject(key + [("r", .string(raw))])))
-            case .delete:
-                deletes.append(.object(JSONObject(key)))
-            }
-        }
-        for chunk in chunks(deletes, size: 5000) {
-            try connection.query(
-                "DELETE FROM documents d USING json_to_recordset($1::json) AS k(c text, i text) WHERE d.collection = k.c AND d.id = k.i",
-                [JSONWriter.compact(.array(chunk))])
-            FaultInjection.commitStep()
-        }
-        for chunk in chunks(puts, size: 500) {
-            try upsert(chunk, connection)
-            FaultInjection.commitStep()
-        }
+        try writeDocuments(c, connection)
 
         // The ledger: the same entries, under the same names, as the directory backend's files.
         for op in Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID) {
@@ -148,6 +143,32 @@ extension PostgresBackend {
         }
         try saveRecord(commit.record, connection)
         FaultInjection.commitStep()
+    }
+
+    /// Writes the changeset's documents (inside a commit's transaction).
+    static func writeDocuments(_ c: Changeset, _ connection: PostgresConnection) throws {
+        var puts: [JSONValue] = []
+        var deletes: [JSONValue] = []
+        for e in c.entries {
+            let key: [(String, JSONValue)] = [("c", .string(e.path.collection)), ("i", .string(e.path.id))]
+            switch e.action {
+            case .create, .update:
+                let raw = String(decoding: e.content ?? JSONWriter.document(JSONObject()), as: UTF8.self)
+                puts.append(.object(JSONObject(key + [("r", .string(raw))])))
+            case .delete:
+                deletes.append(.object(JSONObject(key)))
+            }
+        }
+        for chunk in chunks(deletes, size: 5000) {
+            try connection.query(
+                "DELETE FROM documents d USING json_to_recordset($1::json) AS k(c text, i text) WHERE d.collection = k.c AND d.id = k.i",
+                [JSONWriter.compact(.array(chunk))])
+            FaultInjection.commitStep()
+        }
+        for chunk in chunks(puts, size: 500) {
+            try upsert(chunk, connection)
+            FaultInjection.commitStep()
+        }
     }
 
     /// Inserts or replaces documents `{c, i, r}`; each write takes a new version from the

@@ -68,6 +68,14 @@ package enum PostgresSchema {
                 paused_by text NOT NULL DEFAULT 'cli'
             );
             """),
+        Migration(version: 2, name: "disabled webhook endpoints", sql: """
+            CREATE TABLE disabled_endpoints (
+                name text COLLATE "C" PRIMARY KEY,
+                config_hash text NOT NULL,
+                disabled_at timestamptz NOT NULL,
+                reason text NOT NULL
+            );
+            """),
     ]
 
     /// The newest schema version this build knows.

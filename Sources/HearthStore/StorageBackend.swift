@@ -40,6 +40,17 @@ package protocol StorageBackend: DocumentStore {
     /// Commits `commit` atomically unless a document it writes changed since it was read.
     func commit(_ commit: RunCommit, holder: String, timeout: Duration) async throws -> CommitResult
 
+    /// Commits document changes that are not a run's (the outbox's removal of dead device
+    /// tokens), atomically unless a document it writes changed since it was read; `id` names
+    /// the commit (the data directory's journal).
+    func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult
+
+    /// Webhook endpoints disabled by a 410, by endpoint name (blocking; docs/outbox-and-webhooks.md).
+    func disabledEndpoints() throws -> [String: DisabledEndpoint]
+
+    /// Records that endpoint `name` is disabled, replacing an earlier entry (blocking).
+    func disableEndpoint(_ name: String, _ entry: DisabledEndpoint) throws
+
     /// Saves the record of a run that committed nothing (failed, cancelled, conflict).
     func saveRecord(_ record: RunRecord) async throws
 

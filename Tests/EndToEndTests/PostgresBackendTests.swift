@@ -45,10 +45,102 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let first = try await s.hearth(["migrate"])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied migration(s) 1; schema version 1\n")
+        #expect(first.stdout == "applied migration(s) 1, 2; schema version 2\n")
         let second = try await s.hearth(["migrate"])
         #expect(second.status == 0)
-        #expect(second.stdout == "schema is up to date (version 1)\n")
+        #expect(second.stdout == "schema is up to date (version 2)\n")
+    }
+
+    /// A database at schema version 1 (before disabled endpoints moved into it) is refused until
+    /// `hearth migrate` applies migration 2, and only that one.
+    @Test func migrateUpgradesAVersionOneDatabase() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        let url = try #require(s.environment["HEARTH_TEST_PG"])
+        try await BlockingIO.run { () throws(any Error) in
+            let c = try PostgresConnection(url: url)
+            try c.execute("CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+            try c.execute(PostgresSchema.migrations[0].sql)
+            try c.query("INSERT INTO schema_migrations (version, name) VALUES (1, $1)", [PostgresSchema.migrations[0].name])
+        }
+        let plan = try await s.hearth(["plan", "xp-award"])
+        #expect(plan.status == 78)
+        #expect(plan.stderr.contains("has schema version 1; this hearth needs 2. Run `hearth migrate` first."))
+        let migrate = try await s.hearth(["migrate"])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(migrate.stdout == "applied migration(s) 2; schema version 2\n")
+        let tables = try await BlockingIO.run { () throws(any Error) in
+            try PostgresConnection(url: url).query("SELECT count(*) FROM disabled_endpoints").values
+        }
+        #expect(tables == ["0"])
+    }
+
+    /// On PostgreSQL a commit is one transaction: `recover` says there is nothing to replay and
+    /// lists the slots whose daemon died before recording the run (expired claims), no others.
+    @Test func recoverHasNothingToReplayAndListsExpiredSlotClaims() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        #expect(try await s.hearth(["migrate"]).status == 0)
+        let empty = try await s.hearth(["recover"])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(empty.stdout == "Nothing to recover: on PostgreSQL every commit is one transaction (docs/storage/postgres.md#recover).\nNo slot claim has expired.\n")
+        try await BlockingIO.run { () throws(any Error) in
+            let c = try PostgresConnection(url: s.url)
+            try c.execute("""
+                INSERT INTO slot_claims (job, logical_time, claimed_by, lease_until, done) VALUES
+                  ('xp-award', '2026-11-18T12:00:00Z', 'daemon a', now() - interval '1 minute', false),
+                  ('xp-award', '2026-11-18T12:05:00Z', 'daemon b', now() + interval '1 minute', false),
+                  ('streak-reset', '2026-11-18T00:00:00Z', 'daemon a', now() - interval '1 hour', true),
+                  ('gift-settle', '2026-11-18T11:00:00Z', 'daemon a', now() - interval '2 minutes', false)
+                """)
+        }
+        let r = try await s.hearth(["recover"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == """
+            Nothing to recover: on PostgreSQL every commit is one transaction (docs/storage/postgres.md#recover).
+            gift-settle 2026-11-18T11:00:00.000Z: its daemon stopped before the run was recorded (lease expired); the next daemon to reach gift-settle runs it
+            xp-award 2026-11-18T12:00:00.000Z: its daemon stopped before the run was recorded (lease expired); the next daemon to reach xp-award runs it
+
+            """)
+    }
+
+    /// `export systemd` on PostgreSQL: the services get the URL through `EnvironmentFile=`
+    /// (urlEnv) or read the read-only `urlFile`, never from the unit itself, and have no data
+    /// directory to write; every unit passes `systemd-analyze verify`.
+    @Test(.enabled(if: SystemdAnalyze.isInstalled, "systemd-analyze is not installed"))
+    func exportSystemdPassesTheURLOnlyThroughItsFileAndVerifies() async throws {
+        let s = try await Setup(users: 0)
+        defer { s.temp.remove() }
+        let env = try await HearthProcess.run(
+            ["export", "systemd", "--out", s.temp.path + "/units", "--user", "hearth", "--group", "hearth", "--environment-file", "/etc/hearth/pg.env"] + s.pg,
+            environment: s.environment)
+        #expect(env.status == 0, "\(env.stderr)")
+        #expect(env.stdout.contains("\nThe services read HEARTH_TEST_PG (the PostgreSQL URL) from /etc/hearth/pg.env: create it, owned by root, mode 0600, with the line\n  HEARTH_TEST_PG=postgresql://USER:PASSWORD@HOST/DB\n"))
+        let units = try FileManager.default.contentsOfDirectory(atPath: s.temp.path + "/units").sorted()
+        #expect(units.count == 23)
+        for unit in units {
+            let text = try #require(s.temp.read("units/" + unit))
+            #expect(!text.contains(s.url) && !text.contains("127.0.0.1"), "\(unit) holds the URL")
+            #expect(!text.contains("ReadWritePaths") && !text.contains(s.data), "\(unit) names the data directory")
+            if unit.hasSuffix(".service") {
+                #expect(text.contains("\nProtectSystem=strict\nEnvironmentFile=/etc/hearth/pg.env\nReadOnlyPaths=\(s.temp.path)/pg.toml\n"), "\(unit)")
+            }
+        }
+        let (status, text) = try SystemdAnalyze.verify(units.map { s.temp.path + "/units/" + $0 })
+        #expect(status == 0, "\(text)")
+        #expect(text == "", "\(text)")
+
+        try s.temp.write("url", s.url + "\n")
+        try s.temp.write("file.toml", "dataDir = \"data\"\n[store]\nkind = \"postgres\"\nurlFile = \"\(s.temp.path)/url\"\n")
+        let file = try await HearthProcess.run(
+            ["export", "systemd", "--out", s.temp.path + "/units2", "--user", "hearth", "--config", s.temp.path + "/file.toml"])
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(file.stdout.contains("\nThe services read the PostgreSQL URL from \(s.temp.path)/url (urlFile): make it readable by hearth only (mode 0600).\n"))
+        let daemon = try #require(s.temp.read("units2/hearth.service"))
+        #expect(daemon.contains("\nProtectSystem=strict\nReadOnlyPaths=\(s.temp.path)/file.toml \(s.temp.path)/url\n"))
+        #expect(!daemon.contains("EnvironmentFile") && !daemon.contains(s.url))
+        let verified = try SystemdAnalyze.verify([s.temp.path + "/units2/hearth.service"])
+        #expect(verified.status == 0, "\(verified.output)")
     }
 
     @Test func commandsRefuseADatabaseWithoutTheSchema() async throws {
@@ -56,7 +148,7 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 0; this hearth needs 1. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 0; this hearth needs 2. Run `hearth migrate` first."))
     }
 
     @Test func theURLAndItsPasswordNeverAppearInErrors() async throws {

@@ -11,7 +11,7 @@ struct PostgresOutboxTests {
     static let hookSecret = "whsec_" + Data("pg-outbox-hook-key-\(UUID().uuidString)".utf8).base64EncodedString()
 
     /// A migrated database, a config for it with one webhook endpoint at `webhookURL`.
-    static func setUp(_ temp: TempDirectory, webhookURL: String, outbox: String = "") async throws -> (config: [String], environment: [String: String], url: String) {
+    static func setUp(_ temp: TempDirectory, webhookURL: String, outbox: String = "", extra: String = "") async throws -> (config: [String], environment: [String: String], url: String) {
         let url = try await PostgresServer.shared().database()
         try temp.write("hook.secret", hookSecret + "\n")
         try temp.write("pg.toml", """
@@ -25,6 +25,7 @@ struct PostgresOutboxTests {
             name = "ops"
             url = "\(webhookURL)"
             secretFile = "hook.secret"
+            \(extra)
             """)
         let config = ["--config", temp.path + "/pg.toml"]
         let environment = ["HEARTH_TEST_PG": url]
@@ -149,5 +150,122 @@ struct PostgresOutboxTests {
         #expect(retry.stdout == "evt-1: moved back to pending; due now.\n")
         #expect(try await Self.count("pending", url: url) == 1)
         #expect(try await Self.count("dead", url: url) == 0)
+    }
+
+    static func sql(_ url: String, _ text: String, _ parameters: [String?] = []) async throws -> [String?] {
+        try await BlockingIO.run { () throws(any Error) in try PostgresConnection(url: url).query(text, parameters).values }
+    }
+
+    /// The `data` object of a received Standard Webhooks body.
+    static func data(_ r: WebhookReceiverProcess.Received) -> JSONObject? {
+        guard case .object(let o)? = try? JSONParser.parse(Array(r.body.utf8)) else { return nil }
+        return o["data"]?.objectValue
+    }
+
+    /// `hearth run` on PostgreSQL delivers its outbox right after the run, as on a data
+    /// directory: the run's `job.succeeded` reaches the endpoint without `outbox deliver`.
+    @Test func aRunDeliversItsOutboxRightAfterwards() async throws {
+        let temp = try TempDirectory("hearth-pg-outbox")
+        defer { temp.remove() }
+        let receiver = try WebhookReceiverProcess.start(secret: Self.hookSecret)
+        defer { receiver.stop() }
+        let (config, environment, url) = try await Self.setUp(temp, webhookURL: receiver.url("/ok/hook"), extra: "events = [\"job.succeeded\"]")
+        #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "20", "--seed", "9"]).status == 0)
+        let imported = try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, in: temp.path, environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        let run = try await HearthProcess.run(["run", "xp-award", "--now", "2026-11-18T12:00:00Z"] + config, in: temp.path, environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let received = try await receiver.received()
+        #expect(received.map(\.type) == ["job.succeeded"])
+        #expect(received.first.flatMap(Self.data)?["job"]?.stringValue == "xp-award")
+        #expect(received.allSatisfy { $0.signatureValid })
+        #expect(try await Self.count("pending", url: url) == 0)
+    }
+
+    /// A push queued without `tokens` goes to the device tokens of the user's document in the
+    /// database (not to a data directory, where there is none).
+    @Test func aPushWithoutTokensGoesToTheUsersTokensInTheDatabase() async throws {
+        let temp = try TempDirectory("hearth-pg-outbox")
+        defer { temp.remove() }
+        let receiver = try WebhookReceiverProcess.start(secret: Self.hookSecret)
+        defer { receiver.stop() }
+        let (config, environment, url) = try await Self.setUp(temp, webhookURL: receiver.url("/ok/hook"), extra: """
+            [push]
+            provider = "webhook"
+            [push.webhook]
+            url = "\(receiver.url("/ok/push"))"
+            secretFile = "hook.secret"
+            """)
+        _ = try await Self.sql(url, "INSERT INTO documents (collection, id, raw, version) VALUES ('users', 'u1', $1, nextval('document_versions'))", [
+            #"{"name": "Ada", "fcmTokens": ["fcm-a-0000000001"], "fcmToken": "fcm-legacy-00000002", "apnsTokens": ["apns-000000000003"]}"#,
+        ])
+        let now = Timestamp.format(Date())
+        _ = try await Self.sql(url, """
+            INSERT INTO outbox (id, job, run_id, envelope, next_attempt_at, created_at)
+            VALUES ('push-1', 'test', 'run-1', json_build_object('id', 'push-1', 'kind', 'push', 'recipient', 'u1', 'title', 'Hello',
+              'payload', json_build_object('userId', 'u1', 'title', 'Hello', 'body', 'You have mail'), 'job', 'test', 'runId', 'run-1',
+              'createdAt', $1::text, 'attempts', 0, 'nextAttemptAt', $1::text, 'lastError', null)::text, $1::timestamptz, $1::timestamptz)
+            """, [now])
+
+        let deliver = try await HearthProcess.run(["outbox", "deliver", "--format", "json"] + config, in: temp.path, environment: environment)
+        #expect(deliver.status == 0, "\(deliver.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(deliver.stdout.utf8)) as? [String: Any])
+        #expect(report["delivered"] as? Int == 1)
+        #expect(report["dropped"] as? Int == 0)
+        let pushes = try await receiver.received().filter { $0.type == "push.send" }
+        #expect(Set(pushes.compactMap { Self.data($0)?["token"]?.stringValue }) == ["fcm-a-0000000001", "fcm-legacy-00000002", "apns-000000000003"])
+        #expect(pushes.count == 3)
+        #expect(pushes.allSatisfy { Self.data($0)?["userId"]?.stringValue == "u1" && $0.signatureValid })
+        #expect(try await Self.sql(url, "SELECT count(*) FROM outbox") == ["0"])
+    }
+
+    /// A deliverer SIGKILLed in the middle of a batch: its claim's transaction is rolled back by
+    /// the server, so the next deliverer sends that batch again and everything after it. Every
+    /// message reaches the receiver at least once; only the batch in flight may arrive twice
+    /// (docs/outbox-and-webhooks.md#postgresql).
+    @Test func aDelivererKilledMidBatchLosesNothingAndRepeatsOnlyTheBatchInFlight() async throws {
+        let temp = try TempDirectory("hearth-pg-outbox")
+        defer { temp.remove() }
+        let receiver = try WebhookReceiverProcess.start(secret: Self.hookSecret)
+        defer { receiver.stop() }
+        // 100 messages a claim, 4 at a time, 200 ms each: a batch takes about 5 s.
+        let (config, environment, url) = try await Self.setUp(temp, webhookURL: receiver.url("/slow/hook?ms=200"), outbox: "concurrency = 4")
+        try await Self.queueEvents(300, url: url)
+
+        let first = try HearthProcess.start(["outbox", "deliver"] + config, in: temp.path, environment: environment)
+        // Kill it once it is well into its second batch (the first is recorded by then).
+        let deadline = Date().addingTimeInterval(60)
+        let killAfter = 100 + Int.random(in: 10...60)
+        while try await receiver.received().count < killAfter, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(first.process.processIdentifier, SIGKILL)
+        await first.waitForExit()
+        try await Task.sleep(for: .milliseconds(300))  // requests already sent are recorded
+        let beforeKill = Set(try await receiver.received().compactMap(\.id))
+        #expect(beforeKill.count > 100 && beforeKill.count < 200, "the kill did not land in the second batch: \(beforeKill.count) received")
+        #expect(try await Self.count("pending", url: url) == 200)
+        // The server ends the killed client's transaction when it sees the connection close.
+        while try await Self.sql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'") != ["0"],
+              Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+
+        let second = try await HearthProcess.run(["outbox", "deliver", "--format", "json"] + config, in: temp.path, environment: environment)
+        #expect(second.status == 0, "\(second.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any])
+        #expect(report["delivered"] as? Int == 200)
+
+        var perID: [String: Int] = [:]
+        for r in try await receiver.received() { perID[r.id ?? "", default: 0] += 1 }
+        #expect(Set(perID.keys) == Set((1...300).map { "evt-\($0)" }))
+        let twice = Set(perID.filter { $0.value > 1 }.keys)
+        #expect(perID.values.allSatisfy { $0 <= 2 })
+        #expect(!twice.isEmpty, "the killed batch had sent some messages: they are sent again")
+        #expect(twice.isSubset(of: Set((101...200).map { "evt-\($0)" })), "only the batch in flight repeats: \(twice.sorted().prefix(5))")
+        #expect(twice == beforeKill.subtracting((1...100).map { "evt-\($0)" }))
+        #expect(try await Self.sql(url, "SELECT count(*) FROM outbox") == ["0"])
     }
 }

@@ -235,7 +235,7 @@ struct OutboxDeliveryTests {
         #expect(first.delivered == 1)
         #expect(first.endpointsDisabled == 1)
         #expect(logs.text.contains("webhook endpoint disabled"))
-        let disabled = DisabledEndpoints(data: f.data)
+        let disabled = DisabledEndpoints(store: f.data)
         #expect(disabled.disabledNames(among: f.config.webhooks) == ["old"])
         #expect(FileManager.default.fileExists(atPath: f.data.root + "/.hearth/outbox/disabled-endpoints.json"))
 

@@ -469,12 +469,23 @@ package actor SchedulerDaemon: Service {
             let record = RunRecord(
                 runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedCatchUp ? .catchUp : .schedule,
                 logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
-            // Only one daemon per data directory records skips. Several daemons sharing a
-            // database each see only their own runs: a slot one of them skips another may
-            // run, so no skip is recorded there (docs/storage/postgres.md#several-daemons).
             if let directory = data as? DataDirectory {
                 do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
                     logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+                }
+            } else {
+                // Several daemons share the store: a slot one of them skips another may run (or
+                // skip too). The slot's claim decides: only its holder records the skip, and the
+                // record ends the claim (docs/storage/postgres.md#several-daemons).
+                let (holder, lease, logger, keep) = (claimHolder, config.storage.leaseTimeout, self.logger, config.historyLimit)
+                Task {
+                    do {
+                        guard try await data.claimSlot(job: name, logicalTime: slot, holder: holder, lease: lease) else { return }
+                        try await data.saveRecord(record)
+                        try data.pruneRunRecords(job: name, keep: keep)
+                    } catch {
+                        logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+                    }
                 }
             }
             lastRecords[name] = record
@@ -535,11 +546,12 @@ package actor SchedulerDaemon: Service {
         return try await body()
     }
 
-    /// One attempt, off the actor: pings, the run, and a record when the run could not start.
+    /// One attempt, off the actor: pings, the run, and a record when the run could not start;
+    /// nil when another daemon sharing the store holds the slot (nothing ran here).
     nonisolated static func attempt(
         _ name: String, _ pending: Pending, config: HearthConfig, jobConfig: JobConfig, runner: any SchedulerJobRunner,
         pinger: RunPinger?, clock: any SchedulerClock, data: any StorageBackend, holder: String, logger: Logger
-    ) async -> RunRecord {
+    ) async -> RunRecord? {
         // Several daemons on one store: exactly one runs a slot (docs/storage/postgres.md#several-daemons).
         // First the slots of this job whose daemon died mid-run (lease expired, no record).
         for orphan in (try? await data.expiredSlotClaims(job: name)) ?? [] {
@@ -551,11 +563,9 @@ package actor SchedulerDaemon: Service {
         }
         do {
             if try await !data.claimSlot(job: name, logicalTime: pending.slot, holder: holder, lease: config.storage.leaseTimeout) {
-                logger.info("slot claimed by another daemon", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))"])
-                let now = clock.now()
-                return RunRecord(
-                    runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
-                    start: now, end: now, attempt: pending.attempt, status: .skippedOverlap, dryRun: false)
+                // The normal case with several daemons: another one runs (or ran) it. Nothing to record.
+                logger.debug("slot claimed by another daemon", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))"])
+                return nil
             }
         } catch {
             // Not run: another daemon may hold it. A failure, retried per the job's policy.
@@ -588,9 +598,15 @@ package actor SchedulerDaemon: Service {
         return record
     }
 
-    func attemptFinished(_ name: String, id: Int, record: RunRecord) {
+    func attemptFinished(_ name: String, id: Int, record: RunRecord?) {
         guard var j = jobs[name], let active = j.active, active.id == id else { return }
         j.active = nil
+        guard let record else {
+            // Another daemon holds the slot (docs/operations/high-availability.md): not a run here.
+            jobs[name] = j
+            nudge()
+            return
+        }
         let pending = active.run
         var metadata: Logger.Metadata = [
             "job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)",

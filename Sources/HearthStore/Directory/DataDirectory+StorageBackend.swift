@@ -48,6 +48,21 @@ extension DataDirectory: StorageBackend {
         }
     }
 
+    /// A follow-up commit (the outbox's removal of dead device tokens): the writers' lock, any
+    /// crashed commit finished first, the version check, one journal named `id`.
+    package func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult {
+        let committer = Committer(data: self)
+        return try await BlockingIO.run { () throws(any Error) in
+            let lock = try committer.lock(holder: holder, timeout: timeout)
+            defer { lock.release() }
+            try committer.recover()
+            let conflicts = try committer.conflicts(in: changeset)
+            if !conflicts.isEmpty { return .conflict(conflicts) }
+            try committer.commit(changeset, id: id)
+            return .committed
+        }
+    }
+
     /// Throws ``OwnershipError`` when the changeset rewrites documents whose owner or group
     /// this process cannot keep; checked before the commit, so nothing is written.
     func checkOwnership(_ changeset: Changeset) throws(OwnershipError) {

@@ -13,7 +13,7 @@ package import HearthKit
 /// - `dropped/<name>.json`: messages with nothing to deliver to (no push provider configured, no
 ///   webhook subscribed to the event, a user without device tokens), kept for inspection with
 ///   their device tokens redacted; the newest ``droppedRetention`` are kept;
-/// - `disabled-endpoints.json`: webhook endpoints disabled by a 410 (see ``DisabledEndpoints``).
+/// - `disabled-endpoints.json`: webhook endpoints disabled by a 410 (see `DataDirectory+DisabledEndpoints.swift`).
 ///
 /// `<name>` is ``fileName(_:)`` of the message id. Deliverers claim a pending message with a
 /// `flock` on its file (``OutboxClaim``).

@@ -34,6 +34,9 @@ extension Hearth {
         @Option(help: "Group= for the units (default: the data directory's group, unless root's).")
         var group: String?
 
+        @Option(help: "On PostgreSQL with [store] urlEnv: the file the units load that variable from (EnvironmentFile=; root-only, mode 0600).")
+        var environmentFile: String = "/etc/hearth/hearth.env"
+
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
@@ -52,8 +55,15 @@ extension Hearth {
                         throw UsageError("\(option) \(JSONWriter.quoted(name)): expected a name, e.g. hearth")
                     }
                 }
-                let (unitUser, unitGroup) = try Self.identity(user: user, group: group, dataDir: config.dataDir)
-                let result = SystemdExport(binary: binaryPath, configPath: configPath, user: unitUser, group: unitGroup).generate(config: config, now: Date())
+                guard environmentFile.hasPrefix("/") else {
+                    throw UsageError("--environment-file \(environmentFile): expected an absolute path, e.g. /etc/hearth/hearth.env")
+                }
+                let postgres = config.storage.kind == .postgres
+                // On PostgreSQL there is no data directory to take the user from: the configuration's owner.
+                let owned = postgres ? (configPath, "the configuration") : (config.dataDir, "the data directory")
+                let (unitUser, unitGroup) = try Self.identity(user: user, group: group, ownedPath: owned.0, what: owned.1)
+                let result = SystemdExport(binary: binaryPath, configPath: configPath, user: unitUser, group: unitGroup, environmentFile: environmentFile)
+                    .generate(config: config, now: Date())
 
                 for (job, reason) in result.unsupported {
                     emitError("warning: \(job): no exact systemd OnCalendar= for its schedule, nothing written for it: \(reason)\n")
@@ -77,17 +87,27 @@ extension Hearth {
                 text += "  sudo systemctl enable --now \(timers.isEmpty ? "hearth-JOB.timer" : timers.joined(separator: " "))\n"
                 text += "OR the daemon (not both):\n"
                 text += "  sudo systemctl enable --now hearth.service\n"
+                if postgres, let name = config.storage.urlEnv {
+                    text += "\nThe services read \(name) (the PostgreSQL URL) from \(environmentFile): create it, owned by root, mode 0600, with the line\n"
+                    text += "  \(name)=postgresql://USER:PASSWORD@HOST/DB\n"
+                } else if postgres, let file = config.storage.urlFile {
+                    text += "\nThe services read the PostgreSQL URL from \(file) (urlFile): make it readable by \(unitUser) only (mode 0600).\n"
+                }
+                if postgres {
+                    text += "Run the daemon on as many machines as you like (docs/operations/high-availability.md), but timers on one machine only: they do not claim slots.\n"
+                }
                 emit(text)
             } catch {
                 throw ExitStatus.fail(error)
             }
         }
 
-        /// `User=` and `Group=`: as given, else the owner and group of the data directory. The
-        /// units never run as root (a root-owned data directory needs `--user`).
-        static func identity(user: String?, group: String?, dataDir: String) throws -> (String, String?) {
+        /// `User=` and `Group=`: as given, else the owner and group of `ownedPath` (the data
+        /// directory; on PostgreSQL the configuration). The units never run as root (a
+        /// root-owned path needs `--user`).
+        static func identity(user: String?, group: String?, ownedPath: String, what: String) throws -> (String, String?) {
             var st = stat()
-            let owned = stat(dataDir, &st) == 0
+            let owned = stat(ownedPath, &st) == 0
             if user == "root" || user == "0" {
                 throw UsageError("--user root: the units never run as root; pass the user that owns the apps' data (e.g. --user hearth)")
             }
@@ -97,7 +117,7 @@ extension Hearth {
             } else if owned, st.st_uid != 0 {
                 unitUser = ProcessIdentity.userName(st.st_uid) ?? String(st.st_uid)
             } else {
-                throw UsageError("the data directory \(dataDir) is \(owned ? "owned by root" : "missing"), so the units' user cannot be taken from it; pass --user NAME (the user that owns the apps' data; the units never run as root)")
+                throw UsageError("\(what) \(ownedPath) is \(owned ? "owned by root" : "missing"), so the units' user cannot be taken from it; pass --user NAME (the user that owns the apps' data; the units never run as root)")
             }
             if let group { return (unitUser, group) }
             guard owned, st.st_gid != 0 else { return (unitUser, nil) }

@@ -5,10 +5,17 @@ import HearthStore
 import HearthHost
 
 extension Hearth {
-    /// `hearth recover`: finishes a commit interrupted by a crash, discards uncommitted ones.
+    /// `hearth recover`: finishes a commit interrupted by a crash, discards uncommitted ones. On
+    /// PostgreSQL (a commit is one transaction, nothing to replay) it lists the slots whose
+    /// daemon died mid-run (docs/storage/postgres.md#recover).
     struct Recover: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Finish commits interrupted by a crash (redo committed journals, discard uncommitted ones).")
+            abstract: "Finish commits interrupted by a crash (redo committed journals, discard uncommitted ones).",
+            discussion: """
+                On PostgreSQL a commit is one transaction, so there is nothing to replay; recover \
+                then lists the slots whose daemon stopped before their run was recorded (their \
+                claim's lease expired): the next daemon to reach the job runs them.
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -16,7 +23,11 @@ extension Hearth {
             do {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
-                let data = try global.openData(config)
+                let store = try global.openStore(config)
+                guard let data = store as? DataDirectory else {
+                    emit(try await Self.expiredClaims(store, config: config))
+                    return
+                }
                 let r = try await data.recoverInterruptedCommits(holder: "pid=\(getpid()) command=recover", timeout: config.lockTimeout)
                 if r.finished.isEmpty && r.discarded.isEmpty {
                     emit("Nothing to recover.\n")
@@ -27,6 +38,23 @@ extension Hearth {
             } catch {
                 throw ExitStatus.fail(error)
             }
+        }
+
+        /// What `recover` says on a store whose commits are transactions: nothing to replay, and
+        /// every expired slot claim.
+        static func expiredClaims(_ store: any StorageBackend, config: HearthConfig) async throws -> String {
+            var text = "Nothing to recover: on PostgreSQL every commit is one transaction (docs/storage/postgres.md#recover).\n"
+            var expired: [(String, Date)] = []
+            for job in config.jobs.keys.sorted() {
+                expired += try await store.expiredSlotClaims(job: job).map { (job, $0) }
+            }
+            if expired.isEmpty {
+                text += "No slot claim has expired.\n"
+            }
+            for (job, slot) in expired {
+                text += "\(job) \(Timestamp.format(slot)): its daemon stopped before the run was recorded (lease expired); the next daemon to reach \(job) runs it\n"
+            }
+            return text
         }
     }
 }

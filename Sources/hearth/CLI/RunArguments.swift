@@ -70,7 +70,7 @@ struct RunArguments: ParsableArguments {
                 for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
                 if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
                 let code = ExitStatus.fail(error)
-                if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+                if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
                 return code
             }
             switch format {
@@ -80,7 +80,7 @@ struct RunArguments: ParsableArguments {
             case .json: outcome.plan.writeJSON { emit(bytes: $0) }
             case .markdown: emit(outcome.plan.markdown(limit: limit))
             }
-            if !dryRun, let data = store as? DataDirectory { await OutboxSetup.deliverAfterRun(config: config, data: data, logger: logger) }
+            if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
             if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
             return .success
         } catch {

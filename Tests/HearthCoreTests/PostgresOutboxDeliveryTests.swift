@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import HearthKit
+import HearthStore
+import HearthHTTP
+import HearthOutbound
+import HearthHost
+import HearthPostgres
+import Logging
+import HearthTestSupport
+
+/// The deliverer over PostgreSQL reads users' device tokens, removes dead ones and keeps
+/// disabled endpoints in the database, like the data directory does in its files
+/// (docs/storage/postgres.md#outbox). Real server, real FCM fake, real webhook receiver.
+@Suite("outbox delivery on PostgreSQL")
+struct PostgresOutboxDeliveryTests {
+    /// A migrated database and a backend over it.
+    static func backend() async throws -> (PostgresBackend, url: String) {
+        let url = try await PostgresServer.shared().database()
+        try await BlockingIO.run { () throws(any Error) in _ = try PostgresSchema.migrate(PostgresConnection(url: url)) }
+        return (try PostgresBackend(url: url), url)
+    }
+
+    static func sql(_ url: String, _ text: String, _ parameters: [String?] = []) async throws -> [String?] {
+        try await BlockingIO.run { () throws(any Error) in try PostgresConnection(url: url).query(text, parameters).values }
+    }
+
+    static func queue(_ backend: PostgresBackend) throws -> any OutboxClaimingQueue {
+        try #require(OutboxQueues.queue(of: backend) as? any OutboxClaimingQueue)
+    }
+
+    @Test(.enabled(if: FakePushService.pythonReady, "needs PyPI h2 and cryptography (scripts/install-deps)"))
+    func aPushWithoutTokensGoesToTheUsersTokensInTheDatabaseAndADeadOneIsRemoved() async throws {
+        let (backend, url) = try await Self.backend()
+        let service = try await FakePushService.fcm()
+        defer { service.stop() }
+        let f = try OutboxFixture()
+        defer { f.remove() }
+        _ = try await Self.sql(url, "INSERT INTO documents (collection, id, raw, version) VALUES ('users', 'u1', $1, nextval('document_versions'))", [
+            #"{"name": "Ada", "fcmTokens": ["fcm-unregistered-000001", "fcm-live-000002"], "fcmToken": "fcm-unregistered-000001", "points": 5}"#,
+        ])
+        var payload = JSONObject([("userId", .string("u1")), ("title", .string("Hello")), ("body", .string("You have mail"))])
+        payload["data"] = .object(JSONObject([("type", .string("gift_received"))]))
+        try await backend.enqueue(
+            OutboxMessage(id: "push-1", kind: .push, recipient: "u1", title: "Hello", payload: payload), job: "test-job", runID: "run-1", createdAt: Date())
+        let provider = FCMProvider(account: try service.credentials.serviceAccount(), http: service.client, failureHoldoff: .zero)
+        let deliverer = OutboxDeliverer(
+            config: f.config, data: f.data, store: backend, transport: service.client, pushProvider: provider,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, options: f.options(), environment: [:])
+
+        let report = await deliverer.deliverDue(from: try Self.queue(backend))
+
+        #expect(report.delivered == 1)
+        #expect(report.dropped == 0)
+        #expect(report.tokensRemoved == 1)
+        let stats = try await service.stats(host: "fcm.googleapis.com")
+        let accepted = stats["accepted"]?.arrayValue?.compactMap { $0.objectValue?["message"]?.objectValue?["token"]?.stringValue }
+        #expect(accepted == ["fcm-live-000002"])
+        #expect(try await Self.sql(url, "SELECT raw FROM documents WHERE collection = 'users' AND id = 'u1'") == ["""
+            {
+              "name": "Ada",
+              "fcmTokens": [
+                "fcm-live-000002"
+              ],
+              "points": 5
+            }
+
+            """])
+        #expect(try await Self.sql(url, "SELECT count(*) FROM outbox") == ["0"])
+        // Nothing was written to the local data directory: the users are in the database.
+        #expect(!FileManager.default.fileExists(atPath: f.data.root + "/users"))
+        #expect(!FileManager.default.fileExists(atPath: f.data.root + "/.hearth/journal"))
+    }
+
+    @Test func aGoneEndpointIsDisabledForEveryDelivererOnTheDatabase() async throws {
+        let (backend, url) = try await Self.backend()
+        let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
+        defer { receiver.stop() }
+        // Two machines: each its own local directory, one database.
+        let hooks: [(name: String, url: String, events: [String])] = [("old", receiver.url("/gone/x"), []), ("live", receiver.url("/ok/live"), [])]
+        let one = try OutboxFixture(webhooks: hooks)
+        defer { one.remove() }
+        var two = try OutboxFixture(webhooks: hooks)
+        defer { two.remove() }
+        // The same endpoint configuration on both (an entry holds only while the url,
+        // secretFile and secretEnv are the ones that got the 410).
+        two.config.webhooks = one.config.webhooks
+        let client = try CurlHTTPClient(options: HTTPClientOptions(connectTimeout: .seconds(2), timeout: .seconds(5)))
+        defer { client.shutdown() }
+        func deliverer(_ f: OutboxFixture) -> OutboxDeliverer {
+            OutboxDeliverer(
+                config: f.config, data: f.data, store: backend, transport: client, pushProvider: nil,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, options: f.options(), environment: [:])
+        }
+
+        try await backend.enqueue(.event("job.failed", id: "first", data: JSONObject()), job: "test-job", runID: "run-1", createdAt: Date())
+        let first = await deliverer(one).deliverDue(from: try Self.queue(backend))
+        #expect(first.delivered == 1)
+        #expect(first.endpointsDisabled == 1)
+        #expect(try await Self.sql(url, "SELECT name || ' ' || config_hash || ' ' || reason FROM disabled_endpoints") == [
+            "old \(DisabledEndpoints.configHash(one.config.webhooks[0])) HTTP 410 Gone",
+        ])
+        #expect(DisabledEndpoints(store: backend).disabledNames(among: two.config.webhooks) == ["old"])
+        #expect(!FileManager.default.fileExists(atPath: one.data.root + "/.hearth/outbox/disabled-endpoints.json"))
+
+        // The other machine's deliverer skips it.
+        try await backend.enqueue(.event("job.failed", id: "second", data: JSONObject()), job: "test-job", runID: "run-2", createdAt: Date())
+        let second = await deliverer(two).deliverDue(from: try Self.queue(backend))
+        #expect(second.delivered == 1)
+        let received = try await receiver.received()
+        #expect(received.filter { $0.path == "/gone/x" }.map(\.id) == ["first"])
+        #expect(received.filter { $0.path == "/ok/live" }.compactMap(\.id).sorted() == ["first", "second"])
+    }
+}
