@@ -92,18 +92,7 @@ package struct Committer: Sendable {
         try FileIO.makeDirectories(journalDirectory)
         let pending = journalDirectory + "/" + id + ".pending"
         let committed = journalDirectory + "/" + id + ".journal"
-        let fd = open(pending, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw FileIO.Failure(path: pending, operation: "create", errno: errno) }
-        do {
-            try journal.encode { piece throws(FileIO.Failure) in try FileIO.writeAll(fd, piece, path: pending) }
-            FaultInjection.commitStep()
-            guard fsync(fd) == 0 else { throw FileIO.Failure(path: pending, operation: "fsync", errno: errno) }
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(pending)
-            throw error
-        }
+        try writeJournal(journal, to: pending)
         guard rename(pending, committed) == 0 else { throw FileIO.Failure(path: committed, operation: "rename", errno: errno) }
         try FileIO.fsyncDirectory(journalDirectory)
         FaultInjection.commitStep()
