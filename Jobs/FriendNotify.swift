@@ -97,8 +97,9 @@ public struct FriendNotify: Job {
 
         // A candidate whose notification is already at its id is done (the steady state of a job
         // that runs every minute): only the others need the users and the scan of every
-        // notification for one of the same type, user and related user.
-        let existing = Set(try context.store.documentIDs(in: "notifications"))
+        // notification for one of the same type, user and related user. Of the listing, only the
+        // ids a candidate can have (`friend-…`) are kept.
+        let existing = Set(try context.store.documentIDs(in: "notifications").filter { $0.hasPrefix("friend-") })
         let candidates = fresh.filter { !existing.contains($0.notificationID) }
         guard !candidates.isEmpty else { return }
 

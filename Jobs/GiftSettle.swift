@@ -68,18 +68,27 @@ public struct GiftSettle: Job {
     /// A pending gift as the app recorded it; fields are checked when it is settled (a bad
     /// request fails with a code, it is not invalid input).
     struct Gift: Sendable {
+        /// Path and version only: the document is read again when the gift is written
+        /// (``JobContext/reread(_:chunkSize:_:)``), so the run never holds every pending gift whole.
         var document: Document
         var createdAt: Date?
         var from: String?
         var to: String?
         var amount: Int64?
+        /// The fields as read, for `gift.failed`.
+        var rawFrom: JSONValue
+        var rawTo: JSONValue
+        var rawAmount: JSONValue
 
         init(_ d: Document) {
-            document = d
+            document = Document(path: d.path, object: JSONObject(), version: d.version)
             createdAt = d["createdAt"].flatMap(Timestamp.date(from:))
             from = d["fromUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             to = d["toUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             if case .int(let i)? = d["amount"], i >= 1 { amount = i } else { amount = nil }
+            rawFrom = d["fromUserId"] ?? .null
+            rawTo = d["toUserId"] ?? .null
+            rawAmount = d["amount"] ?? .null
         }
 
         var id: String { document.id }
@@ -96,6 +105,7 @@ public struct GiftSettle: Job {
 
     /// The fields of a campus user this job reads and writes (decoder defaults when missing).
     struct Account: Sendable {
+        /// Path and version only, as for ``Gift``.
         var document: Document
         var name: String
         var username: String
@@ -116,7 +126,15 @@ public struct GiftSettle: Job {
             giftsGiven = try d.int("giftsGiven") ?? 0
             giftsReceived = try d.int("giftsReceived") ?? 0
             tokens = DeviceTokens(of: d, provider: provider).tokens
+            document.object = JSONObject()
         }
+    }
+
+    /// What a gift's transaction becomes.
+    enum Outcome {
+        case failed(Failure)
+        /// The names the transaction caches (sender's and receiver's name and username).
+        case completed(fromName: String, toName: String, fromUsername: String, toUsername: String)
     }
 
     /// Two user ids in sorted order (a friendship's key).
@@ -171,10 +189,14 @@ public struct GiftSettle: Job {
         if !notificationsAllowed {
             context.warn("gift_received is not in [notifications].types: gifts settle, but no notification is written and nothing is pushed")
         }
-        for g in gifts {
+        // Transactions are written after the loop, read again a chunk at a time, in the gifts'
+        // order; one that is no longer readable fails the run (its balances moved with it).
+        var outcomes: [(gift: Int, outcome: Outcome)] = []
+        for (i, g) in gifts.enumerated() {
             switch judge(g, accounts: accounts, friends: friends, oldest: oldest, context: context) {
             case .fail(let failure):
                 fail(g, failure, context: context)
+                outcomes.append((i, .failed(failure)))
             case .leavePending(let invalidFiles):
                 context.warn("\(g.document.path.relativeFile): left pending because \(invalidFiles) is invalid (see its warning); it settles once that is fixed")
             case .settle(var sender, var receiver, let amount):
@@ -189,19 +211,49 @@ public struct GiftSettle: Job {
                 changed.insert(sender.document.id)
                 changed.insert(receiver.document.id)
                 settle(g, amount: amount, sender: sender, receiver: receiver, now: now, existing: existingNotifications, context: context)
+                outcomes.append((i, .completed(fromName: sender.name, toName: receiver.name, fromUsername: sender.username, toUsername: receiver.username)))
+            }
+        }
+        var next = 0
+        try await context.reread(outcomes.map { gifts[$0.gift].document }) { documents in
+            for document in documents {
+                let (gift, outcome) = outcomes[next]
+                next += 1
+                guard let document else { throw DocumentChangedError(path: gifts[gift].document.path) }
+                context.update(document) { o in
+                    switch outcome {
+                    case .failed(let failure):
+                        o["status"] = "failed"
+                        o["failureReason"] = .string(failure.rawValue)
+                        o["failedAt"] = now
+                    case .completed(let fromName, let toName, let fromUsername, let toUsername):
+                        o["status"] = "completed"
+                        o["completedAt"] = now
+                        o["fromUserName"] = .string(fromName)
+                        o["toUserName"] = .string(toName)
+                        o["fromUsername"] = .string(fromUsername)
+                        o["toUsername"] = .string(toUsername)
+                    }
+                }
             }
         }
 
         // Each user once, with the figures the last gift left (only fields that changed; a
         // missing field is written, since it moved from its default).
-        for id in changed.sorted() {
-            guard let a = accounts[id] else { continue }
-            context.update(a.document) { o in
-                Self.set(&o, "points", a.points, default: CampusUser.defaultPoints)
-                Self.set(&o, "totalPointsEarned", a.totalPointsEarned, default: CampusUser.defaultTotalPointsEarned)
-                Self.set(&o, "totalPointsGifted", a.totalPointsGifted, default: 0)
-                Self.set(&o, "giftsGiven", a.giftsGiven, default: 0)
-                Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
+        let written = changed.sorted().compactMap { accounts[$0] }
+        next = 0
+        try await context.reread(written.map(\.document)) { documents in
+            for document in documents {
+                let a = written[next]
+                next += 1
+                guard let document else { throw DocumentChangedError(path: a.document.path) }
+                context.update(document) { o in
+                    Self.set(&o, "points", a.points, default: CampusUser.defaultPoints)
+                    Self.set(&o, "totalPointsEarned", a.totalPointsEarned, default: CampusUser.defaultTotalPointsEarned)
+                    Self.set(&o, "totalPointsGifted", a.totalPointsGifted, default: 0)
+                    Self.set(&o, "giftsGiven", a.giftsGiven, default: 0)
+                    Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
+                }
             }
         }
     }
@@ -250,29 +302,18 @@ public struct GiftSettle: Job {
         if current != value { o[field] = .int(value) }
     }
 
+    /// The failed gift's event (its transaction is written after the loop).
     private func fail(_ g: Gift, _ failure: Failure, context: JobContext) {
         let now = Timestamp.json(context.startTime)
-        context.update(g.document) { o in
-            o["status"] = "failed"
-            o["failureReason"] = .string(failure.rawValue)
-            o["failedAt"] = now
-        }
-        let d = g.document
         context.queue(.event("gift.failed", id: "gift.failed-\(g.id)", data: JSONObject([
-            ("transactionId", .string(g.id)), ("fromUserId", d["fromUserId"] ?? .null), ("toUserId", d["toUserId"] ?? .null),
-            ("amount", d["amount"] ?? .null), ("failureReason", .string(failure.rawValue)), ("failedAt", now),
+            ("transactionId", .string(g.id)), ("fromUserId", g.rawFrom), ("toUserId", g.rawTo),
+            ("amount", g.rawAmount), ("failureReason", .string(failure.rawValue)), ("failedAt", now),
         ])))
     }
 
+    /// The settled gift's notification, push and event (its transaction and users are written
+    /// after the loop).
     private func settle(_ g: Gift, amount: Int64, sender: Account, receiver: Account, now: JSONValue, existing: Set<String>, context: JobContext) {
-        context.update(g.document) { o in
-            o["status"] = "completed"
-            o["completedAt"] = now
-            o["fromUserName"] = .string(sender.name)
-            o["toUserName"] = .string(receiver.name)
-            o["fromUsername"] = .string(sender.username)
-            o["toUsername"] = .string(receiver.username)
-        }
         if notificationsAllowed {
             let nid = "gift-\(g.id)"
             let title = "Points received!"

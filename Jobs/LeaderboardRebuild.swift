@@ -36,53 +36,62 @@ public struct LeaderboardRebuild: Job {
     }
 
     public func run(_ context: JobContext) async throws {
-        // Each user is kept without its document's content (see `RankedUser`).
+        // Each user is kept without its document's content (see `RankedUser`), once: the
+        // lookups below hold positions in `users`, not copies.
         let users = try await context.decode("users") { d throws(FieldError) in try RankedUser(d) }
-        var byID: [String: CampusUser] = [:]
-        byID.reserveCapacity(users.count)
-        for u in users { byID[u.user.id] = u.user }
-        let lacking = Dictionary(uniqueKeysWithValues: users.map { ($0.user.id, $0.lacks) })
+        let byID = Dictionary(uniqueKeysWithValues: users.indices.map { (users[$0].user.id, $0) })
 
         // All-time standings: every user, by the totals on the user document.
         let alltime = Ranking(users.map { ($0.user.id, GiftScore(totalPointsGifted: $0.user.totalPointsGifted, giftsGiven: $0.user.giftsGiven)) })
         // Written where the value changed, and where the field is missing or null even if the
         // value equals the decoder default: queries on the field must find every user.
-        var stale: [(user: CampusUser, rank: Int64, level: String, score: Int64)] = []
+        var stale: [(index: Int, rank: Int64, level: String, score: Int64)] = []
         for entry in alltime.entries {
-            let u = byID[entry.userID]!
+            let i = byID[entry.userID]!
+            let u = users[i].user
             let level = Self.generosityLevel(pointsGifted: u.totalPointsGifted)
             let score = Self.generosityScore(giftsGiven: u.giftsGiven)
-            let lacks = lacking[u.id]!
+            let lacks = users[i].lacks
             if u.rank != Int64(entry.rank) || lacks.contains(.rank) || u.generosityLevel != level || lacks.contains(.generosityLevel)
                 || u.generosityScore != score || lacks.contains(.generosityScore)
             {
-                stale.append((u, Int64(entry.rank), level, score))
+                stale.append((i, Int64(entry.rank), level, score))
             }
         }
         var next = 0
-        try await context.reread(stale.map(\.user.document)) { documents in
+        try await context.reread(stale.map { users[$0.index].user.document }) { documents in
             for document in documents {
                 let s = stale[next]
+                let user = users[s.index].user
                 next += 1
                 guard let document else { continue }
                 context.update(document) { o in
                     func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
-                    if s.user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
-                    if s.user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
-                    if s.user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
+                    if user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
+                    if user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
+                    if user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
                 }
             }
         }
+        stale = []
+        let lookup = { (id: String) -> CampusUser in users[byID[id]!].user }
         if periods.contains("alltime") {
-            try writeCache("alltime", ranking: alltime, periodStart: nil, context: context, users: byID)
+            try writeCache("alltime", ranking: alltime, periodStart: nil, context: context, user: lookup)
         }
 
         let windows = periods.filter { $0 != "alltime" }
         guard !windows.isEmpty else { return }
-        let gifts = try await context.decode("transactions") { d throws(FieldError) in try GiftTransaction.decode(d) }
+        let bounds = ["weekly", "monthly"].filter(windows.contains).map { period in
+            (period, CalendarWindow(period == "weekly" ? .week : .month, containing: context.logicalTime, in: context.timeZone))
+        }
+        // Only the gifts inside a window are kept (every completed gift is still decoded, so a
+        // malformed one is reported as before): a few percent of a million transactions.
+        let gifts = try await context.decode("transactions") { d throws(FieldError) -> GiftTransaction? in
+            guard let g = try GiftTransaction.decode(d), let at = g.createdAt, bounds.contains(where: { $0.1.contains(at) }) else { return nil }
+            return g
+        }
         let invalidUsers = Set(try context.store.documentIDs(in: "users")).subtracting(byID.keys)
-        for period in ["weekly", "monthly"] where windows.contains(period) {
-            let window = CalendarWindow(period == "weekly" ? .week : .month, containing: context.logicalTime, in: context.timeZone)
+        for (period, window) in bounds {
             var totals: [String: GiftScore] = [:]
             var orphans = 0
             var orphanIDs = Set<String>()
@@ -103,13 +112,13 @@ public struct LeaderboardRebuild: Job {
                 context.warn("\(period): skipped \(orphans) completed gift(s) from \(orphanIDs.count) user id(s) with no users document (\(shown)\(orphanIDs.count > 5 ? ", …" : ""))")
             }
             let ranking = Ranking(totals.map { ($0.key, $0.value) })
-            try writeCache(period, ranking: ranking, periodStart: window.start, context: context, users: byID)
+            try writeCache(period, ranking: ranking, periodStart: window.start, context: context, user: lookup)
         }
     }
 
-    private func writeCache(_ period: String, ranking: Ranking<GiftScore>, periodStart: Date?, context: JobContext, users: [String: CampusUser]) throws {
-        let topUsers: [JSONValue] = ranking.listed(top, where: { !users[$0.userID]!.isPrivate }).map { e in
-            let u = users[e.userID]!
+    private func writeCache(_ period: String, ranking: Ranking<GiftScore>, periodStart: Date?, context: JobContext, user: (String) -> CampusUser) throws {
+        let topUsers: [JSONValue] = ranking.listed(top, where: { !user($0.userID).isPrivate }).map { e in
+            let u = user(e.userID)
             return .object(JSONObject([
                 ("userId", .string(u.id)), ("name", .string(u.name)), ("username", .string(u.username)), ("school", .string(u.school)),
                 ("giftsGiven", .int(e.score.giftsGiven)), ("totalPointsGifted", .int(e.score.totalPointsGifted)), ("rank", .int(Int64(e.rank))),

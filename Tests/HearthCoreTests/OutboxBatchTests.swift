@@ -58,6 +58,39 @@ struct OutboxBatchTests {
             """)
     }
 
+    @Test func aBatchLineIsTheCompactEnvelopeWithThePayloadAsKept() {
+        let created = Date(timeIntervalSince1970: 1_795_000_000.123)
+        let messages = [
+            OutboxMessage(
+                id: "push-n\"1\\é", kind: .push, recipient: "u/1\n", title: "Tab\there — ünïcode ✓",
+                payload: JSONObject([
+                    ("userId", "u/1\n"), ("tokens", .array(["tok\u{01}a", "tok-b"])), ("badge", 3), ("ratio", 0.25), ("big", .double(1e21)),
+                    ("text", .number(JSONNumber(unchecked: "1.10"))), ("nested", .object(JSONObject([("empty", .array([])), ("null", .null), ("no", false)]))),
+                ])),
+            .event("bonus.paid", id: "bonus.paid-2026-W47", data: JSONObject([("week", "2026-W47"), ("points", -0.0), ("empty", .object(JSONObject()))])),
+            .event("weird", id: "weird-1", data: JSONObject([("nan", .double(.nan)), ("inf", .double(-.infinity))])),
+        ]
+        guard case .put(_, let bytes)? = OutboxStore.batchOperations(messages, job: Self.job, runID: Self.run, createdAt: created).first else {
+            Issue.record("expected a put")
+            return
+        }
+        let expected = messages.map { JSONWriter.compact(.object(OutboxStore.envelope($0, job: Self.job, runID: Self.run, createdAt: created))) + "\n" }.joined()
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+
+    @Test func aMessageKeptAsTextGivesBackItsPayload() {
+        let payload = JSONObject([("a", 1), ("b", 1.5), ("c", .double(1e300)), ("d", .array(["x", .null, true])), ("e", "ü\u{7f}\"")])
+        let m = OutboxMessage(id: "m1", kind: .event, recipient: "e", title: "e", payload: payload)
+        #expect(m.payload == payload)
+        #expect(String(decoding: m.compactPayload, as: UTF8.self) == JSONWriter.compact(.object(payload)))
+        var changed = m
+        changed.payload["a"] = 2
+        #expect(changed.payload["a"] == 2)
+        #expect(changed != m)
+        let nonFinite = OutboxMessage(id: "m2", kind: .event, recipient: "e", title: "e", payload: JSONObject([("x", .double(.infinity))]))
+        #expect(nonFinite.payload["x"] == .double(.infinity))
+    }
+
     @Test func aDeliveredBatchIsRemovedWithItsLog() async throws {
         let f = try OutboxFixture()
         defer { f.remove() }

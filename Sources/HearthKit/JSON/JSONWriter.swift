@@ -2,12 +2,13 @@
 /// `"key": value`, a trailing newline — the same layout as JavaScript's
 /// `JSON.stringify(value, null, 2)`. Non-ASCII characters and `/` are written as they are.
 public enum JSONWriter {
+    /// A document's bytes, in a buffer of their size (a changeset keeps every one it writes).
     public static func document(_ object: JSONObject) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
+        out.reserveCapacity(1024)
         write(.object(object), indent: 0, pretty: true, into: &out)
         out.append(0x0A)
-        return out
+        return [UInt8](fitting: out)
     }
 
     /// Single-line rendering, for diffs and journal entries.

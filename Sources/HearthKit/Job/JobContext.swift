@@ -75,8 +75,10 @@ public final class JobContext: Sendable {
         (count, outcomes) = try await BlockingIO.run { () throws(StoreError) in
             let ids = try store.documentIDs(in: collection)
             let base = collection.split(separator: "/").map(String.init)
-            let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
-            return (paths.count, Self.decodeChunks(paths, store: store, transform))
+            let outcomes = Self.decodeChunks(count: ids.count, store: store, transform) { range in
+                ArraySlice(ids[range].map { DocumentPath(unchecked: base + [$0]) })
+            }
+            return (ids.count, outcomes)
         }
         try Task.checkCancellation()
         let result = try values(of: &outcomes)
@@ -98,7 +100,7 @@ public final class JobContext: Sendable {
             let base = collection.split(separator: "/").map(String.init)
             for start in stride(from: 0, to: ids.count, by: max(1, chunkSize)) {
                 let paths = ids[start..<min(ids.count, start + chunkSize)].map { DocumentPath(unchecked: base + [$0]) }
-                var chunk = Self.decodeChunks(paths, store: store, transform)
+                var chunk = Self.decodeChunks(count: paths.count, store: store, transform) { paths[$0] }
                 try body(try self.values(of: &chunk))
             }
             return ids.count
@@ -135,7 +137,7 @@ public final class JobContext: Sendable {
     public func decode<T: Sendable>(_ paths: [DocumentPath], _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?) async throws -> [T] {
         try Task.checkCancellation()
         let store = self.store
-        var outcomes = await BlockingIO.run { Self.decodeChunks(paths, store: store, transform) }
+        var outcomes = await BlockingIO.run { Self.decodeChunks(count: paths.count, store: store, transform) { paths[$0] } }
         try Task.checkCancellation()
         let found = outcomes.reduce(0) { $0 + $1.values.count + $1.invalid.count }
         let result = try values(of: &outcomes)
@@ -164,13 +166,18 @@ public final class JobContext: Sendable {
         }
     }
 
-    /// Reads and transforms `paths` on all cores, in chunks, keeping only the outcomes.
+    /// Reads and transforms `count` documents on all cores, in chunks, keeping only the
+    /// outcomes; `paths` gives the paths of a chunk's range. A collection's paths are made a
+    /// chunk at a time, never all at once: a path is an array of names, ~80 bytes on the heap,
+    /// and `transactions` has a million of them at 100,000 users
+    /// (docs/performance.md#peak-memory-issue-17).
     private static func decodeChunks<T: Sendable>(
-        _ paths: [DocumentPath], store: any DocumentStore, _ transform: @Sendable (Document) throws(FieldError) -> T?
+        count: Int, store: any DocumentStore, _ transform: @Sendable (Document) throws(FieldError) -> T?,
+        paths: @Sendable (Range<Int>) -> ArraySlice<DocumentPath>
     ) -> [DecodeChunk<T>] {
-        concurrentChunks(count: paths.count) { range in
+        concurrentChunks(count: count) { range in
             var out = DecodeChunk<T>()
-            for read in store.read(paths[range]) {
+            for read in store.read(paths(range)) {
                 switch read {
                 case .document(let doc):
                     do throws(FieldError) {

@@ -16,15 +16,61 @@ public struct OutboxMessage: Sendable, Equatable {
     public var recipient: String
     /// Push title, or the event type.
     public var title: String
-    /// Push: `{userId, title, body, data, badge}`; event: the event's `data`.
-    public var payload: JSONObject
+    /// Push: `{userId, title, body, data, badge}`; event: the event's `data`. Kept as its
+    /// compact JSON (``compactPayload``) and parsed again when read: a run that queues 100,000
+    /// pushes holds ~400 bytes of text each instead of a tree of ~1 KiB
+    /// (docs/performance.md#peak-memory-issue-17).
+    public var payload: JSONObject {
+        get {
+            switch stored {
+            case .object(let o): return o
+            case .compact(let bytes):
+                guard case .object(let o)? = try? JSONParser.parse(bytes) else {
+                    preconditionFailure("JSONWriter.compact output of an object does not parse back")
+                }
+                return o
+            }
+        }
+        set { stored = Payload(newValue) }
+    }
+
+    /// ``payload`` as `JSONWriter.compact` writes it (what the outbox stores).
+    public var compactPayload: [UInt8] {
+        switch stored {
+        case .compact(let bytes): return bytes
+        case .object(let o): return Array(JSONWriter.compact(.object(o)).utf8)
+        }
+    }
+
+    private var stored: Payload
+
+    private enum Payload: Sendable {
+        case compact([UInt8])
+        /// A payload whose text would not parse back (a non-finite `Double` has no JSON form).
+        case object(JSONObject)
+
+        init(_ object: JSONObject) {
+            if object.containsNonFiniteNumber {
+                self = .object(object)
+                return
+            }
+            var out: [UInt8] = []
+            out.reserveCapacity(512)
+            JSONWriter.write(.object(object), indent: 0, pretty: false, into: &out)
+            self = .compact(Array(fitting: out))
+        }
+    }
 
     public init(id: String, kind: Kind, recipient: String, title: String, payload: JSONObject) {
         self.id = id
         self.kind = kind
         self.recipient = recipient
         self.title = title
-        self.payload = payload
+        self.stored = Payload(payload)
+    }
+
+    public static func == (a: OutboxMessage, b: OutboxMessage) -> Bool {
+        a.id == b.id && a.kind == b.kind && a.recipient == b.recipient && a.title == b.title && a.payload == b.payload
     }
 
     /// An event for the webhooks (`type`, data).
@@ -43,5 +89,23 @@ extension OutboxMessage {
         ]
         if let badge { payload.append(("badge", .int(Int64(badge)))) }
         return OutboxMessage(id: id, kind: .push, recipient: userID, title: title, payload: JSONObject(payload))
+    }
+}
+
+extension JSONObject {
+    /// Whether a `Double` in it (at any depth) is infinite or NaN: JSON has no text for those.
+    fileprivate var containsNonFiniteNumber: Bool {
+        values.contains { $0.containsNonFiniteNumber }
+    }
+}
+
+extension JSONValue {
+    fileprivate var containsNonFiniteNumber: Bool {
+        switch self {
+        case .double(let d): !d.isFinite
+        case .array(let items): items.contains { $0.containsNonFiniteNumber }
+        case .object(let o): o.containsNonFiniteNumber
+        default: false
+        }
     }
 }

@@ -14,7 +14,9 @@ public func concurrentChunks<T: Sendable>(count: Int, chunkSize: Int = 512, _ bo
     }
     return parts.withLock { dict in
         var out: [T] = []
-        out.reserveCapacity(count)
+        // What the parts hold, not `count`: a part may be one value for a whole chunk (a
+        // million documents decoded in chunks of 512 are 2,000 values, not a million).
+        out.reserveCapacity(dict.values.reduce(0) { $0 + $1.count })
         // Each part is freed once copied: the results are in memory once, not twice.
         for c in 0..<chunks { out.append(contentsOf: dict.removeValue(forKey: c) ?? []) }
         return out

@@ -191,8 +191,10 @@ package struct DataDirectory: DocumentStore {
     package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
         let ids = try documentIDs(in: collection)
         let base = collection.split(separator: "/").map(String.init)
-        let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
-        return readConcurrently(paths)
+        // Paths a chunk at a time (see JobContext.decode).
+        return concurrentChunks(count: ids.count, chunkSize: 256) { range in
+            read(ArraySlice(ids[range].map { DocumentPath(unchecked: base + [$0]) }))
+        }
     }
 
     /// Reads many documents on all cores; results are in the order of `paths`.
