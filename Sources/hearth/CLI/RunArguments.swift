@@ -47,6 +47,25 @@ struct RunArguments: ParsableArguments {
         return d
     }
 
+    /// Prints a run's report; returns the exit code.
+    private func report(_ outcome: RunOutcome, progress: Bool) -> ExitCode {
+        if progress { emitError("\r\u{1B}[K") }
+        if let error = outcome.error {
+            for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
+            if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
+            return ExitStatus.fail(error)
+        }
+        switch format {
+        case .text:
+            for w in outcome.plan.warnings { emitError("warning: \(w)\n") }
+            emit(outcome.plan.text(limit: limit, color: stdoutIsTTY))
+        case .json: outcome.plan.writeJSON { emit(bytes: $0) }
+        case .markdown: emit(outcome.plan.markdown(limit: limit))
+        }
+        if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
+        return .success
+    }
+
     /// Runs the job and prints its report; returns the exit code.
     func execute(global: GlobalOptions, dryRun: Bool) async -> ExitCode {
         do {
@@ -64,25 +83,11 @@ struct RunArguments: ParsableArguments {
             if stderrIsTTY {
                 progress = { n in emitError("\r\u{1B}[Kread \(n) documents") }
             }
-            let outcome = try await runner.run(job, options: RunOptions(trigger: .cli, logicalTime: now, startTime: now, dryRun: dryRun, parameters: params, progress: progress))
-            if progress != nil { emitError("\r\u{1B}[K") }
-            if let error = outcome.error {
-                for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
-                if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
-                let code = ExitStatus.fail(error)
-                if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
-                return code
-            }
-            switch format {
-            case .text:
-                for w in outcome.plan.warnings { emitError("warning: \(w)\n") }
-                emit(outcome.plan.text(limit: limit, color: stdoutIsTTY))
-            case .json: outcome.plan.writeJSON { emit(bytes: $0) }
-            case .markdown: emit(outcome.plan.markdown(limit: limit))
-            }
+            // The run and its report, in a function of their own so that the outcome (every
+            // change and message of the run) is freed before the delivery below.
+            let code = try await report(runner.run(job, options: RunOptions(trigger: .cli, logicalTime: now, startTime: now, dryRun: dryRun, parameters: params, progress: progress)), progress: progress != nil)
             if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
-            if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
-            return .success
+            return code
         } catch {
             return ExitStatus.fail(error)
         }
