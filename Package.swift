@@ -43,23 +43,27 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
+        // libcurl and libpq are not linked: the system library targets below give their headers
+        // only (no `link`, and no pkgConfig, which would add -lcurl / -lpq), and the loaders open
+        // them with dlopen on first use, so a process that never sends HTTP or uses PostgreSQL
+        // never maps them (docs/decisions/0005-load-libcurl-and-libpq-on-first-use.md).
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .target(name: "CCurlLoader", dependencies: ["CCurl"], path: "Sources/CCurlLoader"),
         .systemLibrary(
             name: "CLibPQ",
             path: "Sources/CLibPQ",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        .target(name: "CLibPQLoader", dependencies: ["CLibPQ"], path: "Sources/CLibPQLoader"),
         .target(name: "CSpawn", path: "Sources/CSpawn"),
         .target(name: "HearthKit", path: "Sources/HearthKit", swiftSettings: upcoming),
         .target(name: "HearthStore", dependencies: ["HearthKit"], path: "Sources/HearthStore", swiftSettings: upcoming),
-        .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
-        .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
+        .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ", "CLibPQLoader"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
+        .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl", "CCurlLoader"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
         .target(name: "HearthSchedule", dependencies: ["HearthKit"], path: "Sources/HearthSchedule", swiftSettings: upcoming),
         .target(
             name: "HearthOutbound",

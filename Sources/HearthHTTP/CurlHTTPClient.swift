@@ -24,7 +24,9 @@ package import HearthKit
 /// Call ``shutdown()`` when done (deinit does it too); requests still in flight then fail with
 /// ``HTTPTransportError/cancelled``, and later ones with ``HTTPTransportError/invalidRequest(_:)``.
 ///
-/// This is the only file that touches libcurl pointers.
+/// This is the only file that touches libcurl pointers. libcurl is loaded (`dlopen`) when the first
+/// client is created; when it is missing, `init` fails with an error naming the package to install
+/// (docs/decisions/0005-load-libcurl-and-libpq-on-first-use.md).
 package final class CurlHTTPClient: HTTPTransport {
     private let shared: CurlSharedState
     private let options: HTTPClientOptions
@@ -34,16 +36,20 @@ package final class CurlHTTPClient: HTTPTransport {
     /// Creates the multi handle and starts the curl thread.
     ///
     /// Fails with ``HTTPTransportError/invalidRequest(_:)`` when an option is unusable (a
-    /// `caFile` that does not exist, a malformed `connectTo` entry) or libcurl cannot start.
+    /// `caFile` that does not exist, a malformed `connectTo` entry), and with
+    /// ``HTTPTransportError/other(url:code:detail:)`` (retryable; `url` empty) when libcurl cannot
+    /// be loaded (the message names the package to install) or cannot start.
     package init(options: HTTPClientOptions = HTTPClientOptions()) throws(HTTPTransportError) {
-        _ = curlGlobalInit
+        if let failure = hearth_curl_load() {
+            throw .other(url: "", code: Int(CURLE_FAILED_INIT.rawValue), detail: Self.libcurlMissing(String(cString: failure)))
+        }
         if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .invalidRequest("caFile \(caFile) does not exist or is not readable")
         }
         for entry in options.connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count < 4 {
             throw .invalidRequest("connectTo entry \"\(entry)\" is not host:port:connect-host:connect-port")
         }
-        guard let multi = curl_multi_init() else {
+        guard let multi = hearth_curl_multi_init() else {
             throw .other(url: "", code: Int(CURLE_OUT_OF_MEMORY.rawValue), detail: "curl_multi_init failed")
         }
         _ = hearth_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
@@ -74,6 +80,12 @@ package final class CurlHTTPClient: HTTPTransport {
         threadExited.wait()
     }
 
+    /// What to say when libcurl cannot be loaded (`reason`: the loader's, e.g. dlerror's text).
+    static func libcurlMissing(_ reason: String) -> String {
+        "libcurl cannot be loaded (\(reason)); Hearth loads it when it first sends an HTTP request "
+            + "(push, webhooks, HTTP from jobs): install the Debian package libcurl4"
+    }
+
     package func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         let prepared = try CurlPreparedRequest(request, options: options)
         if Task.isCancelled { throw .cancelled }
@@ -89,14 +101,6 @@ package final class CurlHTTPClient: HTTPTransport {
         return try result.get()
     }
 }
-
-// MARK: - One-time global initialisation
-
-/// `curl_global_init` must run once before any other libcurl call; a global's initialiser runs
-/// exactly once, thread-safely, on first use.
-private let curlGlobalInit: Void = {
-    _ = curl_global_init(Int(CURL_GLOBAL_ALL))
-}()
 
 // MARK: - State shared between callers and the curl thread
 
@@ -244,7 +248,7 @@ private final class CurlSharedState: Sendable {
             }
             state.entries[id] = .queued(request, continuation)
             // A non-empty queue means a wakeup is already on its way.
-            if state.startQueue.isEmpty { _ = curl_multi_wakeup(multi.raw) }
+            if state.startQueue.isEmpty { _ = hearth_curl_multi_wakeup(multi.raw) }
             state.startQueue.append(id)
             return nil
         }
@@ -260,7 +264,7 @@ private final class CurlSharedState: Sendable {
                 state.entries[id] = nil
                 return continuation
             case .started:
-                if state.cancelQueue.isEmpty && !state.stopping { _ = curl_multi_wakeup(multi.raw) }
+                if state.cancelQueue.isEmpty && !state.stopping { _ = hearth_curl_multi_wakeup(multi.raw) }
                 state.cancelQueue.append(id)
             case .cancelledEarly, nil:
                 break  // already cancelled, or already finished
@@ -274,7 +278,7 @@ private final class CurlSharedState: Sendable {
         state.withLock { state in
             guard !state.stopping else { return }
             state.stopping = true
-            _ = curl_multi_wakeup(multi.raw)
+            _ = hearth_curl_multi_wakeup(multi.raw)
         }
     }
 
@@ -329,7 +333,7 @@ private final class CurlTransfer {
 
     /// Frees what libcurl was reading; call after the easy handle left the multi handle.
     func release() {
-        curl_slist_free_all(requestHeaders)
+        hearth_curl_slist_free_all(requestHeaders)
         requestHeaders = nil
         requestBody?.deallocate()
         requestBody = nil
@@ -356,7 +360,7 @@ private final class CurlEngine: @unchecked Sendable {
         self.options = options
         self.multi = shared.multi.raw
         for entry in options.connectTo {
-            connectTo = curl_slist_append(connectTo, entry)
+            connectTo = hearth_curl_slist_append(connectTo, entry)
         }
     }
 
@@ -379,22 +383,22 @@ private final class CurlEngine: @unchecked Sendable {
                     complete(transfer, with: .failure(.cancelled))
                 }
             }
-            _ = curl_multi_perform(multi, &running)
+            _ = hearth_curl_multi_perform(multi, &running)
             collectFinished()
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            _ = hearth_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         for transfer in Array(active.values) {
             complete(transfer, with: .failure(.cancelled))
         }
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for easy in idleHandles { hearth_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
-        _ = curl_multi_cleanup(multi)
-        curl_slist_free_all(connectTo)
+        _ = hearth_curl_multi_cleanup(multi)
+        hearth_curl_slist_free_all(connectTo)
         connectTo = nil
     }
 
     private func start(id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation) {
-        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+        guard let easy = idleHandles.popLast() ?? hearth_curl_easy_init() else {
             shared.finished(id: id)
             continuation.resume(returning: .failure(.other(
                 url: HTTPTransportError.displayURL(request.url), code: Int(CURLE_OUT_OF_MEMORY.rawValue), detail: "curl_easy_init failed")))
@@ -421,7 +425,7 @@ private final class CurlEngine: @unchecked Sendable {
         setLong(easy, CURLOPT_TIMEOUT_MS, request.timeoutMS)
 
         for line in request.headerLines {
-            transfer.requestHeaders = curl_slist_append(transfer.requestHeaders, line)
+            transfer.requestHeaders = hearth_curl_slist_append(transfer.requestHeaders, line)
         }
         _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, transfer.requestHeaders)
 
@@ -446,11 +450,11 @@ private final class CurlEngine: @unchecked Sendable {
         _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, userData)
         _ = hearth_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
 
-        let added = curl_multi_add_handle(multi, easy)
+        let added = hearth_curl_multi_add_handle(multi, easy)
         guard added == CURLM_OK else {
-            let detail = String(cString: curl_multi_strerror(added))
+            let detail = String(cString: hearth_curl_multi_strerror(added))
             transfer.release()
-            curl_easy_cleanup(easy)
+            hearth_curl_easy_cleanup(easy)
             shared.finished(id: id)
             continuation.resume(returning: .failure(.other(url: HTTPTransportError.displayURL(request.url), code: Int(added.rawValue), detail: detail)))
             return
@@ -461,7 +465,7 @@ private final class CurlEngine: @unchecked Sendable {
 
     private func collectFinished() {
         var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        while let message = hearth_curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let transfer = active[easy]
             else { continue }
@@ -472,16 +476,16 @@ private final class CurlEngine: @unchecked Sendable {
 
     /// Takes the transfer out of the multi handle, recycles its easy handle and resumes the caller.
     private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, HTTPTransportError>) {
-        _ = curl_multi_remove_handle(multi, transfer.easy)
+        _ = hearth_curl_multi_remove_handle(multi, transfer.easy)
         active[transfer.easy] = nil
         activeByID[transfer.id] = nil
         transfer.release()
         if idleHandles.count < maxIdleHandles {
             // Reset forgets the options; open connections stay in the multi handle's cache.
-            curl_easy_reset(transfer.easy)
+            hearth_curl_easy_reset(transfer.easy)
             idleHandles.append(transfer.easy)
         } else {
-            curl_easy_cleanup(transfer.easy)
+            hearth_curl_easy_cleanup(transfer.easy)
         }
         shared.finished(id: transfer.id)
         transfer.continuation.resume(returning: result)
@@ -503,7 +507,7 @@ private final class CurlEngine: @unchecked Sendable {
 
     private func error(_ code: CURLcode, _ transfer: CurlTransfer) -> HTTPTransportError {
         let buffered = String(cString: transfer.errorBuffer)
-        let detail = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+        let detail = buffered.isEmpty ? String(cString: hearth_curl_easy_strerror(code)) : buffered
         let url = HTTPTransportError.displayURL(transfer.url)
         switch code {
         case CURLE_OPERATION_TIMEDOUT:

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// One libpq connection (docs/storage/postgres.md). Every call is blocking; callers on the
-/// cooperative pool run them through `BlockingIO`.
+/// cooperative pool run them through `BlockingIO`. libpq is loaded (`dlopen`) when the first
+/// connection is opened (docs/decisions/0005-load-libcurl-and-libpq-on-first-use.md).
 ///
 /// `@unchecked Sendable`: the `PGconn` is only touched inside `mutex`, so one thread at a time
 /// uses it, which is all libpq asks of a connection.
@@ -15,19 +16,22 @@ package final class PostgresConnection: @unchecked Sendable {
 
     /// Connects to `url` (a `postgresql://` URL or a libpq `key=value` string).
     package init(url: String) throws(PostgresError) {
+        if let failure = hearth_pq_load() {
+            throw PostgresError("libpq cannot be loaded (\(String(cString: failure))); the PostgreSQL store ([store] kind = \"postgres\") needs it: install the Debian package libpq5")
+        }
         secrets = PostgresConnection.secrets(in: url)
-        guard let c = PQconnectdb(url) else { throw PostgresError("cannot allocate a PostgreSQL connection") }
+        guard let c = hearth_PQconnectdb(url) else { throw PostgresError("cannot allocate a PostgreSQL connection") }
         conn = c
-        guard PQstatus(c) == CONNECTION_OK else {
+        guard hearth_PQstatus(c) == CONNECTION_OK else {
             // deinit finishes the connection: every stored property is set by now.
-            let message = PostgresConnection.redact(String(cString: PQerrorMessage(c)), secrets: secrets)
+            let message = PostgresConnection.redact(String(cString: hearth_PQerrorMessage(c)), secrets: secrets)
             throw PostgresError("cannot connect to PostgreSQL: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); check the URL in [store] urlEnv/urlFile and that the server is running")
         }
         // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
-        PQsetNoticeProcessor(c, { _, _ in }, nil)
+        hearth_PQsetNoticeProcessor(c, { _, _ in }, nil)
     }
 
-    deinit { PQfinish(conn) }
+    deinit { hearth_PQfinish(conn) }
 
     /// Runs one statement with text parameters (`$1`, `$2`, …); returns its rows as text.
     @discardableResult
@@ -38,9 +42,9 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Runs several statements (no parameters), e.g. a migration.
     package func execute(_ sql: String) throws(PostgresError) {
         try mutex.withLock { _ throws(PostgresError) in
-            guard let r = PQexec(conn, sql) else { throw failure(nil, sql: sql) }
-            defer { PQclear(r) }
-            let status = PQresultStatus(r)
+            guard let r = hearth_PQexec(conn, sql) else { throw failure(nil, sql: sql) }
+            defer { hearth_PQclear(r) }
+            let status = hearth_PQresultStatus(r)
             guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(r, sql: sql) }
         }
     }
@@ -62,25 +66,25 @@ package final class PostgresConnection: @unchecked Sendable {
 
     private func run(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
         let result: OpaquePointer? = withCStrings(parameters) { pointers in
-            PQexecParams(conn, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+            hearth_PQexecParams(conn, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
         }
         guard let r = result else { throw failure(nil, sql: sql) }
-        defer { PQclear(r) }
-        switch PQresultStatus(r) {
+        defer { hearth_PQclear(r) }
+        switch hearth_PQresultStatus(r) {
         case PGRES_COMMAND_OK:
-            return PostgresRows(columns: 0, values: [], affected: Int(String(cString: PQcmdTuples(r))) ?? 0)
+            return PostgresRows(columns: 0, values: [], affected: Int(String(cString: hearth_PQcmdTuples(r))) ?? 0)
         case PGRES_TUPLES_OK:
-            let rows = Int(PQntuples(r))
-            let columns = Int(PQnfields(r))
+            let rows = Int(hearth_PQntuples(r))
+            let columns = Int(hearth_PQnfields(r))
             var values: [String?] = []
             values.reserveCapacity(rows * columns)
             for i in 0..<rows {
                 for j in 0..<columns {
-                    if PQgetisnull(r, Int32(i), Int32(j)) == 1 {
+                    if hearth_PQgetisnull(r, Int32(i), Int32(j)) == 1 {
                         values.append(nil)
                     } else {
-                        let length = Int(PQgetlength(r, Int32(i), Int32(j)))
-                        let p = PQgetvalue(r, Int32(i), Int32(j))!
+                        let length = Int(hearth_PQgetlength(r, Int32(i), Int32(j)))
+                        let p = hearth_PQgetvalue(r, Int32(i), Int32(j))!
                         values.append(p.withMemoryRebound(to: UInt8.self, capacity: length) {
                             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
                         })
@@ -95,8 +99,8 @@ package final class PostgresConnection: @unchecked Sendable {
 
     private func failure(_ result: OpaquePointer?, sql: String) -> PostgresError {
         var state: String?
-        if let result, let s = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: s) }
-        let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+        if let result, let s = hearth_PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: s) }
+        let message = String(cString: hearth_PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
         let statement = sql.split(separator: " ").prefix(3).joined(separator: " ")
         return PostgresError("PostgreSQL: \(redacted(message)) (in \(statement) …)", sqlState: state)
     }

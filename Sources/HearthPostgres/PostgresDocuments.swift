@@ -32,8 +32,11 @@ package final class PostgresDocuments: DocumentStore {
         }
     }
 
-    /// The documents at `paths`, in order: one query per collection among them
-    /// (`WHERE collection = $1 AND id = ANY($2)`), the rows kept only until this chunk is decoded.
+    /// The documents at `paths`, in order. Per collection among them: ids in ascending byte
+    /// order (a chunk of the collection's listing) are first fetched with one range scan
+    /// (`id BETWEEN first AND last … LIMIT count`), which returns exactly them when they are
+    /// consecutive in the listing; whatever that did not return, or every id when they are not
+    /// ascending, with `id = ANY($2)`. The rows are kept only until this chunk is decoded.
     package func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead] {
         if paths.count <= 1 { return paths.map { read($0) } }
         var ids: [String: [String]] = [:]   // collection → ids asked for, in first-seen order
@@ -47,16 +50,7 @@ package final class PostgresDocuments: DocumentStore {
         var failed: [String: String] = [:]
         for c in order {
             do {
-                let rows = try connection.query(
-                    "SELECT id, raw, version FROM documents WHERE collection = $1 AND id = ANY($2::text[])",
-                    [c, PostgresDocuments.textArray(ids[c] ?? [])])
-                var byID: [String: (raw: String, version: Int64)] = [:]
-                byID.reserveCapacity(rows.count)
-                for i in 0..<rows.count {
-                    guard let id = rows[i, 0], let raw = rows[i, 1], let version = rows[i, 2].flatMap(Int64.init) else { continue }
-                    byID[id] = (raw, version)
-                }
-                found[c] = byID
+                found[c] = try fetch(c, ids: ids[c] ?? [])
             } catch { failed[c] = error.description }
         }
         return paths.map { path in
@@ -67,6 +61,38 @@ package final class PostgresDocuments: DocumentStore {
             guard let row = found[c]?[path.id] else { return .missing(path) }
             return PostgresDocuments.decode(path, raw: row.raw, version: row.version)
         }
+    }
+
+    /// The rows of `ids` in `collection` that exist, by id.
+    private func fetch(_ collection: String, ids: [String]) throws(PostgresError) -> [String: (raw: String, version: Int64)] {
+        var byID: [String: (raw: String, version: Int64)] = [:]
+        byID.reserveCapacity(ids.count)
+        func keep(_ rows: PostgresRows) {
+            for i in 0..<rows.count {
+                guard let id = rows[i, 0], let raw = rows[i, 1], let version = rows[i, 2].flatMap(Int64.init) else { continue }
+                byID[id] = (raw, version)
+            }
+        }
+        var rest = ids
+        if ids.count >= 16, let first = ids.first, let last = ids.last, PostgresDocuments.ascending(ids) {
+            // `COLLATE "C"` orders ids by their bytes, as `ascending` compares them.
+            keep(try connection.query(
+                "SELECT id, raw, version FROM documents WHERE collection = $1 AND id >= $2 AND id <= $3 ORDER BY id LIMIT $4",
+                [collection, first, last, String(ids.count)]))
+            rest = ids.filter { byID[$0] == nil }
+        }
+        if !rest.isEmpty {
+            keep(try connection.query(
+                "SELECT id, raw, version FROM documents WHERE collection = $1 AND id = ANY($2::text[])",
+                [collection, PostgresDocuments.textArray(rest)]))
+        }
+        return byID
+    }
+
+    /// Whether `ids` are strictly ascending in byte order (UTF-8), the order of `COLLATE "C"`.
+    static func ascending(_ ids: [String]) -> Bool {
+        for i in ids.indices.dropFirst() where !ids[i - 1].utf8.lexicographicallyPrecedes(ids[i].utf8) { return false }
+        return true
     }
 
     package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {

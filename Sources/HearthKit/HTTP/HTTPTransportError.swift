@@ -16,7 +16,8 @@ public enum HTTPTransportError: Error, Sendable, CustomStringConvertible {
     case invalidRequest(String)
     /// The calling task was cancelled, or the client shut down, before the response arrived.
     case cancelled
-    /// Any other libcurl failure; `code` is the `CURLcode`.
+    /// Any other libcurl failure; `code` is the `CURLcode`. `url` is empty when the client could
+    /// not start (libcurl missing, out of memory) before any request.
     case other(url: String, code: Int, detail: String)
 
     /// Whether sending the same request again later may succeed: true for timeouts, connection
@@ -41,6 +42,8 @@ public enum HTTPTransportError: Error, Sendable, CustomStringConvertible {
             "invalid HTTP request: \(reason)"
         case .cancelled:
             "HTTP request cancelled before a response arrived"
+        case .other(let url, let code, let detail) where url.isEmpty:
+            "HTTP client cannot start (libcurl error \(code)): \(detail)"
         case .other(let url, let code, let detail):
             "HTTP request to \(url) failed (libcurl error \(code)): \(detail)"
         }

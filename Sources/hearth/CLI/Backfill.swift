@@ -12,6 +12,7 @@ extension Hearth {
     /// `hearth backfill`: runs every slot of a job's schedule in a range, in order.
     struct Backfill: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "backfill",
             abstract: "Run every slot of a job's schedule in [--from, --to], in order, each with its own logical time.",
             discussion: """
                 Each run is recorded with trigger `backfill`. The first failing slot stops the backfill \

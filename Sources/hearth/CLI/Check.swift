@@ -10,6 +10,7 @@ extension Hearth {
     /// jobs read (by running each job as a dry run that records nothing).
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Validate the configuration and every document the jobs read (exit 65 if a document is invalid, 77 if Hearth cannot keep the owner of documents the jobs write).")
 
         @OptionGroup var global: GlobalOptions

@@ -12,6 +12,7 @@ extension Hearth {
     /// `hearth daemon`: the scheduler (docs/scheduler.md#running-the-daemon).
     struct Daemon: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "daemon",
             abstract: "Run the scheduler: every enabled job at the slots of its schedule.",
             discussion: """
                 Delivers the outbox as runs commit messages, and again when retries are due. \

@@ -9,7 +9,7 @@ import HearthHTTP
 extension Hearth {
     /// `hearth history`: run records, newest first.
     struct History: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show run records, newest first.")
+        static let configuration = CommandConfiguration(commandName: "history", abstract: "Show run records, newest first.")
 
         @OptionGroup var global: GlobalOptions
 

@@ -11,7 +11,7 @@ import HearthHTTP
 extension Hearth {
     /// `hearth list`: the registered jobs with schedule, zone, next run and last result.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List jobs: name, schedule, time zone, next run (or paused), last result.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List jobs: name, schedule, time zone, next run (or paused), last result.")
 
         @OptionGroup var global: GlobalOptions
 

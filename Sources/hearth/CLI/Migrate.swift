@@ -7,6 +7,7 @@ extension Hearth {
     /// `hearth migrate`: creates or upgrades the PostgreSQL schema (docs/storage/postgres.md#schema).
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "migrate",
             abstract: "Create or upgrade the PostgreSQL schema ([store] kind = \"postgres\"); safe to run again.")
 
         @OptionGroup var global: GlobalOptions

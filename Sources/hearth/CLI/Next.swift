@@ -9,6 +9,7 @@ extension Hearth {
     /// `hearth next`: upcoming fire times.
     struct Next: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "next",
             abstract: "Show upcoming fire times (strictly after --from, default now) in the job's zone and in UTC.",
             discussion: """
                 JSON: [{"job": NAME, "timeZone": ZONE, "times": ["2026-11-23T06:05:00.000Z", …]}] \

@@ -9,6 +9,7 @@ extension Hearth {
     /// `hearth resume` (docs/operations/monitoring.md#pause-and-resume).
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Pause a job: the daemon skips its slots (recorded skipped-paused) until `hearth resume`.",
             discussion: """
                 Kept in the data backend (.hearth/paused/JOB.json, or the job_pauses table on PostgreSQL); a running daemon picks it up within \

@@ -10,6 +10,7 @@ extension Hearth {
     /// daemon died mid-run (docs/storage/postgres.md#recover).
     struct Recover: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "recover",
             abstract: "Finish commits interrupted by a crash (redo committed journals, discard uncommitted ones).",
             discussion: """
                 On PostgreSQL a commit is one transaction, so there is nothing to replay; recover \

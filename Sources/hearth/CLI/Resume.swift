@@ -7,6 +7,7 @@ extension Hearth {
     /// `hearth resume JOB`: undoes `hearth pause` (docs/operations/monitoring.md#pause-and-resume).
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resume",
             abstract: "Resume a paused job: the daemon runs it again from its next slot.",
             discussion: "Slots skipped while it was paused are not caught up. A running daemon picks it up within a second.")
 

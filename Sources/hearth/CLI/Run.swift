@@ -5,6 +5,7 @@ extension Hearth {
     /// `hearth run JOB`: runs a job once now (or at `--now`), committing its changes.
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run a job once and commit its changes (or show them with --dry-run).")
 
         @OptionGroup var global: GlobalOptions

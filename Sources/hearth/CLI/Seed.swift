@@ -8,6 +8,7 @@ extension Hearth {
     /// `hearth seed`: writes a deterministic demo data directory.
     struct Seed: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "seed",
             abstract: "Write a deterministic demo data directory (same options → byte-identical files).")
 
         @Option(help: "Directory to create.")

@@ -33,14 +33,21 @@ struct KillDuringCommit {
 
         var rng = SystemRandomNumberGenerator()
         var outcomes = Outcomes()
+        // The uninterrupted run above may have been slower than the killed ones (a loaded
+        // machine): each run that finishes before its kill shrinks the window by a quarter, so
+        // the kills keep landing inside the runs.
+        var window = max(fullMicros * killWithin, 2_000)
         for i in 0..<iterations {
             let data = scratch + "/run\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: data)
             let running = try HearthProcess.start(args + ["--data", data], environment: environment)
-            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...max(UInt32(fullMicros * killWithin), 2_000), using: &rng)))
+            try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...UInt32(window), using: &rng)))
             kill(running.process.processIdentifier, SIGKILL)
             await running.waitForExit()
-            if running.process.terminationReason == .exit { outcomes.completed += 1 }
+            if running.process.terminationReason == .exit {
+                outcomes.completed += 1
+                window = max(window * 0.75, 2_000)
+            }
             #expect(try await HearthProcess.run(["recover", "--data", data]).status == 0)
             let journal = (try? FileManager.default.contentsOfDirectory(atPath: data + "/.hearth/journal")) ?? []
             #expect(journal.isEmpty, "journal left after recover: \(journal)")
