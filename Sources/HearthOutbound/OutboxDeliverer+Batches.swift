@@ -142,7 +142,7 @@ extension OutboxDeliverer {
         let dir = OutboxStore.directory(.dead, in: data)
         return await Self.offload { [logger] in
             do throws(FileIO.Failure) {
-                try FileIO.makeDirectories(dir)
+                try FileIO.makeDirectories(dir, within: data.root)
                 try FileIO.writeAtomically(dir + "/" + key + ".txt", Array(line) + [0x0A])
                 try FileIO.fsyncDirectory(dir)
             } catch {

@@ -476,7 +476,7 @@ package struct OutboxDeliverer: Sendable {
         if folder == .dropped, !pass.mayStoreDropped() { return }
         if folder == .dropped { Self.redactQueuedTokens(&envelope) }
         let dir = OutboxStore.directory(folder, in: data)
-        try FileIO.makeDirectories(dir)
+        try FileIO.makeDirectories(dir, within: data.root)
         try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
         if folder == .dead { try FileIO.fsyncDirectory(dir) }
     }

@@ -264,8 +264,11 @@ struct MonitoringEndToEndTests {
         let page = try await HTTPProbe.get(d.base + "/", token: secret)
         #expect(page.status == 200)
 
-        // The data directory gone: not ready, saying why (503); back: ready again.
+        // The data directory gone: not ready, saying why (503), and the job's next slot (every
+        // 2 s) fails without recreating it; back: ready again.
         try FileManager.default.moveItem(atPath: d.dir.path + "/data", toPath: d.dir.path + "/data-away")
+        try await d.stderr.waitFor("Hearth does not recreate it")
+        #expect(!FileManager.default.fileExists(atPath: d.dir.path + "/data"))
         let notReady = try await HTTPProbe.get(d.base + "/readyz", token: secret)
         #expect(notReady.status == 503)
         #expect(notReady.body.contains("\"not ready\""))

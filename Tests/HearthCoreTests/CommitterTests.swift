@@ -32,6 +32,29 @@ struct CommitterTests {
         #expect(try FileIO.list(dir.path + "/.hearth/journal") == [])
     }
 
+    @Test func aDataDirectoryThatIsGoneIsNeverRecreatedByACommitOrTheDaemonsState() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        try dir.write("data/users/a.json", #"{"name": "A", "points": 500}"#)
+        let data = try DataDirectory(root: dir.path + "/data")
+        let (cs, _) = try makeChangeset(data)
+        // Moved away (or its disk unmounted) while a daemon holds it open.
+        try FileManager.default.moveItem(atPath: dir.path + "/data", toPath: dir.path + "/away")
+        let gone = "write below the data directory (it is gone: moved, deleted or its disk unmounted; Hearth does not recreate it — put it back or point dataDir at it) \(data.root): No such file or directory"
+        #expect(throws: FileIO.Failure.self) { try Committer(data: data).commit(cs, id: "run1") }
+        do { try Committer(data: data).commit(cs, id: "run1") } catch { #expect("\(error)" == gone) }
+        do {
+            try SchedulerStateStore(data: data).save(.init(job: "t", schedule: "every 1 minute", timeZone: "UTC", lastSlot: Date(), updatedAt: Date()))
+            Issue.record("the scheduler state was saved into a data directory that is gone")
+        } catch { #expect("\(error)" == gone) }
+        do {
+            _ = try Committer(data: data).lock(holder: "t", timeout: .seconds(1))
+            Issue.record("the writers' lock was taken in a data directory that is gone")
+        } catch { #expect("\(error)" == gone) }
+        #expect(try FileIO.statPath(data.root) == nil)
+        #expect(dir.read("away/users/a.json") == #"{"name": "A", "points": 500}"#)
+    }
+
     @Test func aChangedDocumentIsAConflictAndAnAppearedOneToo() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

@@ -389,7 +389,7 @@ struct SchedulerDaemonTests {
             return c
         }
         // What `hearth run probe` holds for its whole duration.
-        let held = try CommitLock.acquire(path: h.data.stateDirectory + "/jobs/probe.lock", holder: "pid=4242 job=probe", timeout: .seconds(1), what: "job probe")
+        let held = try CommitLock.acquire(path: h.data.stateDirectory + "/jobs/probe.lock", root: h.data.root, holder: "pid=4242 job=probe", timeout: .seconds(1), what: "job probe")
         try await h.events.sleeping(until: slot)
         h.clock.advance(to: slot)
         try await h.events.next { $0 == .finished(job: "probe", logicalTime: slot, trigger: .schedule, attempt: 1, status: .failed) }

@@ -19,8 +19,9 @@ package final class CommitLock: Sendable {
     }
 
     /// Waits up to `timeout` for the lock; throws ``LockBusyError`` naming the holder.
-    package static func acquire(path: String, holder: String, timeout: Duration, what: String) throws -> CommitLock {
-        try FileIO.makeDirectories(FileIO.directoryName(path))
+    /// `root` is the data directory the lock is under: it is never recreated.
+    package static func acquire(path: String, root: String, holder: String, timeout: Duration, what: String) throws -> CommitLock {
+        try FileIO.makeDirectories(FileIO.directoryName(path), within: root)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw FileIO.Failure(path: path, operation: "open lock", errno: errno) }
         let deadline = ContinuousClock.now + timeout

@@ -12,7 +12,7 @@ package struct Committer: Sendable {
 
     /// Takes the writers' lock (`.hearth/lock`), waiting up to `timeout`.
     package func lock(holder: String, timeout: Duration) throws -> CommitLock {
-        try CommitLock.acquire(path: lockPath, holder: holder, timeout: timeout, what: "the data directory \(data.root)")
+        try CommitLock.acquire(path: lockPath, root: data.root, holder: holder, timeout: timeout, what: "the data directory \(data.root)")
     }
 
     /// What ``recover()`` did.
@@ -89,7 +89,7 @@ package struct Committer: Sendable {
         ops.append(contentsOf: extra)
         if ops.isEmpty { return }
         let journal = Journal(id: id, operations: ops)
-        try FileIO.makeDirectories(journalDirectory)
+        try FileIO.makeDirectories(journalDirectory, within: data.root)
         let pending = journalDirectory + "/" + id + ".pending"
         let committed = journalDirectory + "/" + id + ".journal"
         try writeJournal(journal, to: pending)
@@ -147,7 +147,7 @@ package struct Committer: Sendable {
         })
 
         // 1. The list, durable before any temp file exists.
-        try FileIO.makeDirectories(journalDirectory)
+        try FileIO.makeDirectories(journalDirectory, within: data.root)
         let pending = journalDirectory + "/" + id + ".pending"
         let committed = journalDirectory + "/" + id + ".journal"
         try writeJournal(journal, to: pending)
@@ -164,9 +164,9 @@ package struct Committer: Sendable {
             let dir = FileIO.directoryName(root + "/" + w.path)
             guard made.insert(dir).inserted else { continue }
             if w.path.hasPrefix(".hearth/") {
-                try FileIO.makeDirectories(dir)
+                try FileIO.makeDirectories(dir, within: root)
             } else {
-                try ownership.makeDirectories(dir)
+                try ownership.makeDirectories(dir, within: root)
                 newFileTargets[dir] = ownership.newFileTarget(inDirectory: dir)
             }
         }
@@ -296,7 +296,7 @@ package struct Committer: Sendable {
             let dir = FileIO.directoryName(path)
             let isDocument = !rel.hasPrefix(".hearth/")
             if bytes != nil, !dirs.contains(dir) {
-                if isDocument { try data.ownership.makeDirectories(dir) } else { try FileIO.makeDirectories(dir) }
+                if isDocument { try data.ownership.makeDirectories(dir, within: data.root) } else { try FileIO.makeDirectories(dir, within: data.root) }
             }
             dirs.insert(dir)
             collected.append((path, bytes, isDocument))

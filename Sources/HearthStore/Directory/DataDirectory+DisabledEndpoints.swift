@@ -27,8 +27,8 @@ extension DataDirectory {
     }
 
     package func disableEndpoint(_ name: String, _ entry: DisabledEndpoint) throws {
-        try FileIO.makeDirectories(OutboxStore.root(self))
-        let lock = try CommitLock.acquire(path: disabledEndpointsLockPath, holder: "pid=\(getpid()) outbox", timeout: .seconds(30), what: "the disabled-endpoints list")
+        try FileIO.makeDirectories(OutboxStore.root(self), within: root)
+        let lock = try CommitLock.acquire(path: disabledEndpointsLockPath, root: root, holder: "pid=\(getpid()) outbox", timeout: .seconds(30), what: "the disabled-endpoints list")
         defer { lock.release() }
         var o = JSONObject()
         if let bytes = try FileIO.readSmallFile(disabledEndpointsPath), case .object(let existing)? = try? JSONParser.parse(bytes) { o = existing }

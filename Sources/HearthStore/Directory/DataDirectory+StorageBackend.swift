@@ -12,7 +12,7 @@ extension DataDirectory: StorageBackend {
     package func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock {
         let path = stateDirectory + "/jobs/\(job).lock"
         return try await BlockingIO.run { () throws(any Error) in
-            try CommitLock.acquire(path: path, holder: holder, timeout: timeout, what: "job \(job)")
+            try CommitLock.acquire(path: path, root: root, holder: holder, timeout: timeout, what: "job \(job)")
         }
     }
 

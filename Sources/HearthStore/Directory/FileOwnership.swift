@@ -72,13 +72,15 @@ package struct FileOwnership: Sendable, Equatable {
 
     /// Creates `path` and its missing parents (`mkdir -p`): each new directory gets `dirMode`,
     /// its parent's group (and owner, as root), and the setgid bit of a setgid parent.
-    package func makeDirectories(_ path: String) throws(FileIO.Failure) {
+    /// With `root`, only directories below it are made (see `FileIO.makeDirectories`).
+    package func makeDirectories(_ path: String, within root: String? = nil) throws(FileIO.Failure) {
         if let st = try FileIO.statPath(path) {
             if st.isDirectory { return }
             throw FileIO.Failure(path: path, operation: "mkdir (a file is in the way)", errno: EEXIST)
         }
+        if path == root { throw FileIO.missingDataDirectory(path) }
         let parent = FileIO.directoryName(path)
-        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, within: root) }
         if mkdir(path, mode_t(dirMode)) != 0 {
             if errno == EEXIST { return }
             throw FileIO.Failure(path: path, operation: "mkdir", errno: errno)

@@ -14,7 +14,7 @@ package struct RunHistory: Sendable {
     /// Writes a record on its own (records of committed runs go into the commit instead).
     package func write(_ record: RunRecord) throws {
         let path = data.root + "/" + record.relativePath
-        try FileIO.makeDirectories(FileIO.directoryName(path))
+        try FileIO.makeDirectories(FileIO.directoryName(path), within: data.root)
         try FileIO.writeAtomically(path, JSONWriter.document(record.json))
     }
 

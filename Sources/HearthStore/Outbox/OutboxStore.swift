@@ -207,7 +207,7 @@ package enum OutboxStore {
     /// for messages that are not part of a job's commit, such as `job.failed`.
     package static func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date, data: DataDirectory) throws(FileIO.Failure) {
         let dir = directory(.pending, in: data)
-        try FileIO.makeDirectories(dir)
+        try FileIO.makeDirectories(dir, within: data.root)
         try FileIO.writeAtomically(dir + "/" + fileName(message.id) + ".json", JSONWriter.document(envelope(message, job: job, runID: runID, createdAt: createdAt)))
         try FileIO.fsyncDirectory(dir)
     }
@@ -215,7 +215,7 @@ package enum OutboxStore {
     /// Moves a file between folders with one `rename`, made durable.
     package static func move(_ name: String, from: Folder, to: Folder, data: DataDirectory) throws(FileIO.Failure) {
         let target = directory(to, in: data)
-        try FileIO.makeDirectories(target)
+        try FileIO.makeDirectories(target, within: data.root)
         let source = directory(from, in: data) + "/" + name
         guard rename(source, target + "/" + name) == 0 else { throw FileIO.Failure(path: source, operation: "rename to \(to.rawValue)/", errno: errno) }
         // One rename updates both directories; syncing the target makes the move durable.

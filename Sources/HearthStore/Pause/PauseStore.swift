@@ -4,9 +4,12 @@ import HearthKit
 /// atomically (temp file, fsync, rename); resuming removes it.
 package struct PauseStore: Sendable {
     package let directory: String
+    /// The data directory: never recreated when it is gone.
+    let root: String
 
     package init(data: DataDirectory) {
         directory = data.stateDirectory + "/paused"
+        root = data.root
     }
 
     package func path(job: String) -> String { directory + "/\(job).json" }
@@ -24,7 +27,7 @@ package struct PauseStore: Sendable {
     }
 
     package func save(_ pause: JobPause) throws(FileIO.Failure) {
-        try FileIO.makeDirectories(directory)
+        try FileIO.makeDirectories(directory, within: root)
         try FileIO.writeAtomically(path(job: pause.job), JSONWriter.document(pause.json))
     }
 

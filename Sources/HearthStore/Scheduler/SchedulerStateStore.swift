@@ -52,9 +52,12 @@ package struct SchedulerStateStore: Sendable {
     }
 
     package let directory: String
+    /// The data directory: never recreated when it is gone.
+    let root: String
 
     package init(data: DataDirectory) {
         directory = data.stateDirectory + "/scheduler"
+        root = data.root
     }
 
     package func path(job: String) -> String { directory + "/\(job).json" }
@@ -70,7 +73,7 @@ package struct SchedulerStateStore: Sendable {
 
     /// Writes the job's state atomically (temp file + fsync + rename).
     package func save(_ entry: Entry) throws {
-        try FileIO.makeDirectories(directory)
+        try FileIO.makeDirectories(directory, within: root)
         try FileIO.writeAtomically(path(job: entry.job), JSONWriter.document(entry.json))
     }
 }

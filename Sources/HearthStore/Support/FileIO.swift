@@ -216,15 +216,24 @@ package enum FileIO {
         if fsync(fd) != 0 { throw Failure(path: path, operation: "fsync directory", errno: errno) }
     }
 
-    /// `mkdir -p` with mode 0750 for the directories it creates.
-    package static func makeDirectories(_ path: String, mode: UInt32 = 0o750) throws(Failure) {
+    /// `mkdir -p` with mode 0750 for the directories it creates. With `root` (a data
+    /// directory), only directories below it are made: a data directory that is gone (moved,
+    /// deleted, its disk unmounted) is never recreated empty by a run or a daemon writing its
+    /// state; the write fails with ``missingDataDirectory(_:)`` instead.
+    package static func makeDirectories(_ path: String, mode: UInt32 = 0o750, within root: String? = nil) throws(Failure) {
         if let st = try statPath(path) {
             if st.isDirectory { return }
             throw Failure(path: path, operation: "mkdir (a file is in the way)", errno: EEXIST)
         }
+        if path == root { throw missingDataDirectory(path) }
         let parent = directoryName(path)
-        if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode, within: root) }
         if mkdir(path, mode_t(mode)) != 0, errno != EEXIST { throw Failure(path: path, operation: "mkdir", errno: errno) }
+    }
+
+    /// The error of a write below a data directory that no longer exists.
+    package static func missingDataDirectory(_ root: String) -> Failure {
+        Failure(path: root, operation: "write below the data directory (it is gone: moved, deleted or its disk unmounted; Hearth does not recreate it — put it back or point dataDir at it)", errno: ENOENT)
     }
 
     /// Names in a directory (without `.` and `..`); nil when it does not exist.
