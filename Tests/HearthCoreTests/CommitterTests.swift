@@ -66,6 +66,30 @@ struct CommitterTests {
         #expect(try Committer(data: data).conflicts(in: cs).map(\.description) == ["users/a", "users/c"])
     }
 
+    /// A job that keeps documents as path + version and reads them again to write them
+    /// (`JobContext.reread`, e.g. gift-settle's gifts and users): the second read's content is
+    /// written over, but with the first read's version, so a change by another writer between
+    /// the two reads is still a conflict at the commit (and the run is re-run), never lost.
+    @Test func aDocumentChangedBetweenTheFirstReadAndTheRereadIsAConflict() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        try dir.write("users/a.json", #"{"name": "A", "points": 500}"#)
+        try dir.write("users/b.json", #"{"name": "B", "points": 7}"#)
+        let data = try DataDirectory(root: dir.path)
+        let ctx = JobContext(jobName: "t", logicalTime: Date(), startTime: Date(), timeZone: .gmt, parameters: JobParameters(), store: data, policy: .skip)
+        let kept = try ["a", "b"].map { id in
+            let d = try #require(try ctx.document(try DocumentPath("users", id)))
+            return Document(path: d.path, object: JSONObject(), version: d.version)
+        }
+        try dir.write("users/a.json", #"{"name": "A", "points": 900}"#)
+        var reread: [Document] = []
+        try await ctx.reread(kept) { documents in reread += documents.compactMap { $0 } }
+        #expect(reread.map(\.version) == kept.map(\.version))
+        #expect(reread.first?["points"] == .int(900))
+        for d in reread { ctx.update(d) { $0["bonus"] = .int(1) } }
+        #expect(try Committer(data: data).conflicts(in: ctx.changeset).map(\.description) == ["users/a"])
+    }
+
     @Test func recoveryRedoesACommittedJournalAndDiscardsAPendingOne() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
