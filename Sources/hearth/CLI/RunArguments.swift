@@ -47,8 +47,9 @@ struct RunArguments: ParsableArguments {
         return d
     }
 
-    /// Runs the job and prints its report; returns the exit code.
-    func execute(global: GlobalOptions, dryRun: Bool) async -> ExitCode {
+    /// Runs the job and prints its report; returns the exit code. A real run delivers the
+    /// outbox afterwards unless `deliver` is false.
+    func execute(global: GlobalOptions, dryRun: Bool, deliver: Bool = true) async -> ExitCode {
         do {
             let logger = try global.bootstrap()
             guard limit >= 0 else { throw UsageError("--limit must be 0 or more") }
@@ -70,7 +71,7 @@ struct RunArguments: ParsableArguments {
                 for w in outcome.plan.warnings where format != .json { emitError("warning: \(w)\n") }
                 if format == .json { emit(JSONWriter.pretty(.object(outcome.record.json)) + "\n") }
                 let code = ExitStatus.fail(error)
-                if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
+                if !dryRun, deliver { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
                 return code
             }
             switch format {
@@ -80,7 +81,7 @@ struct RunArguments: ParsableArguments {
             case .json: outcome.plan.writeJSON { emit(bytes: $0) }
             case .markdown: emit(outcome.plan.markdown(limit: limit))
             }
-            if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
+            if !dryRun, deliver { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
             if detailedExitcode, !outcome.plan.isEmpty { return ExitCode(ExitStatus.changesPresent) }
             return .success
         } catch {
