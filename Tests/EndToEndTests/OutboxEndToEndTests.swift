@@ -97,6 +97,31 @@ struct OutboxEndToEndTests {
         #expect(list.stdout == "The outbox is empty.\n")
     }
 
+    /// `hearth run --no-deliver` commits and queues but sends nothing; the next `outbox
+    /// deliver` sends exactly what the run queued.
+    @Test func aRunWithNoDeliverLeavesItsMessagesQueuedForOutboxDeliver() async throws {
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        let receiver = try WebhookReceiverProcess.start(secret: Self.hookSecret)
+        defer { receiver.stop() }
+        try s.write("hook.secret", Self.hookSecret + "\n")
+        #expect(try await HearthProcess.run(["seed", "--out", s.path + "/d", "--users", "20", "--seed", "9"]).status == 0)
+        try s.write("hearth.toml", Self.config(dataDir: "d", webhookURL: receiver.url("/ok/e2e")) + "events = [\"job.succeeded\"]\n")
+
+        let run = try await HearthProcess.run(["run", "xp-award", "--now", "2026-11-18T12:00:00Z", "--no-deliver", "--config", "hearth.toml"], in: s.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let data = try DataDirectory(root: s.path + "/d")
+        let queued = try OutboxStore.messages(in: .pending, data: data)
+        #expect(queued.map(\.kind) == [.event])
+        #expect(try await receiver.received().isEmpty)
+
+        let deliver = try await HearthProcess.run(["outbox", "deliver", "--config", "hearth.toml"], in: s.path)
+        #expect(deliver.stdout.hasPrefix("Outbox: 1 delivered, 0 retrying, 0 dead-lettered, 0 dropped."), "\(deliver.stdout)")
+        let received = try await receiver.received()
+        #expect(received.map(\.type) == ["job.succeeded"])
+        #expect(received.compactMap(\.id) == queued.map(\.id))
+    }
+
     /// A real run delivers right away; `outbox list|dead|retry` work; and no secret, URL secret
     /// or full device token appears in any output, log line (at debug level) or run record.
     @Test func secretsAndFullTokensNeverAppearInOutputLogsOrRecords() async throws {

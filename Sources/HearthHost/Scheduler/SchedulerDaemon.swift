@@ -456,42 +456,62 @@ package actor SchedulerDaemon: Service {
         guard !slots.isEmpty else { return }
         let data = self.data
         let kept = slots.suffix(config.historyLimit)
-        switch status {
-        case .skippedOverlap: metrics?.slotsSkipped(job: name, reason: .overlap, count: slots.count)
-        case .skippedCatchUp: metrics?.slotsSkipped(job: name, reason: .catchUp, count: slots.count)
-        case .skippedPaused: metrics?.slotsSkipped(job: name, reason: .paused, count: slots.count)
-        default: break
-        }
         if kept.count < slots.count {
             logger.notice("only the newest \(kept.count) of \(slots.count) skipped slots are recorded (historyLimit)", metadata: ["job": "\(name)"])
         }
-        for slot in kept {
-            let record = RunRecord(
-                runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedCatchUp ? .catchUp : .schedule,
-                logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
-            if let directory = data as? DataDirectory {
-                do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
-                    logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
-                }
-            } else {
-                // Several daemons share the store: a slot one of them skips another may run (or
-                // skip too). The slot's claim decides: only its holder records the skip, and the
-                // record ends the claim (docs/storage/postgres.md#several-daemons).
-                let (holder, lease, logger, keep) = (claimHolder, config.storage.leaseTimeout, self.logger, config.historyLimit)
-                Task {
+        guard let directory = data as? DataDirectory else {
+            // Several daemons share the store: a slot one of them skips another may run (or
+            // skip too). The slot's claim decides: only its holder records the skip (and counts
+            // it, and shows it), and the record ends the claim
+            // (docs/storage/postgres.md#several-daemons).
+            let (holder, lease, logger, keep) = (claimHolder, config.storage.leaseTimeout, self.logger, config.historyLimit)
+            Task {
+                var claimed = 0
+                for slot in kept {
+                    let record = Self.skipRecord(name, slot, status: status, now: now)
                     do {
-                        guard try await data.claimSlot(job: name, logicalTime: slot, holder: holder, lease: lease) else { return }
+                        guard try await data.claimSlot(job: name, logicalTime: slot, holder: holder, lease: lease) else { continue }
                         try await data.saveRecord(record)
                         try data.pruneRunRecords(job: name, keep: keep)
+                        claimed += 1
+                        self.noteSkip(record)
                     } catch {
                         logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
                     }
                 }
+                if claimed > 0 { self.countSkips(name, status: status, count: claimed) }
             }
-            lastRecords[name] = record
-            emit(.skipped(job: name, logicalTime: slot, status: status))
+            return
         }
-        if data is DataDirectory { try? data.pruneRunRecords(job: name, keep: config.historyLimit) }
+        countSkips(name, status: status, count: slots.count)
+        for slot in kept {
+            let record = Self.skipRecord(name, slot, status: status, now: now)
+            do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
+                logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+            }
+            noteSkip(record)
+        }
+        try? data.pruneRunRecords(job: name, keep: config.historyLimit)
+    }
+
+    static func skipRecord(_ name: String, _ slot: Date, status: RunRecord.Status, now: Date) -> RunRecord {
+        RunRecord(
+            runID: Runner.makeRunID(job: name, start: slot), job: name, trigger: status == .skippedCatchUp ? .catchUp : .schedule,
+            logicalTime: slot, start: now, end: now, attempt: 1, status: status, dryRun: false)
+    }
+
+    func countSkips(_ name: String, status: RunRecord.Status, count: Int) {
+        switch status {
+        case .skippedOverlap: metrics?.slotsSkipped(job: name, reason: .overlap, count: count)
+        case .skippedCatchUp: metrics?.slotsSkipped(job: name, reason: .catchUp, count: count)
+        case .skippedPaused: metrics?.slotsSkipped(job: name, reason: .paused, count: count)
+        default: break
+        }
+    }
+
+    func noteSkip(_ record: RunRecord) {
+        lastRecords[record.job] = record
+        emit(.skipped(job: record.job, logicalTime: record.logicalTime, status: record.status))
     }
 
     /// Starts the job's next queued run, or its delayed one when its time has come.

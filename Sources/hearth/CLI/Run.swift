@@ -14,8 +14,11 @@ extension Hearth {
         @Flag(help: "Show the plan; commit nothing, send nothing.")
         var dryRun = false
 
+        @Flag(inversion: .prefixedNo, help: "Deliver the outbox right after the commit; with --no-deliver the run's messages stay queued for the daemon or `hearth outbox deliver`.")
+        var deliver = true
+
         func run() async throws {
-            let code = await arguments.execute(global: global, dryRun: dryRun)
+            let code = await arguments.execute(global: global, dryRun: dryRun, deliver: deliver)
             if code != .success { throw code }
         }
     }

@@ -66,8 +66,9 @@ struct RunArguments: ParsableArguments {
         return .success
     }
 
-    /// Runs the job and prints its report; returns the exit code.
-    func execute(global: GlobalOptions, dryRun: Bool) async -> ExitCode {
+    /// Runs the job and prints its report; returns the exit code. A real run delivers the
+    /// outbox afterwards unless `deliver` is false.
+    func execute(global: GlobalOptions, dryRun: Bool, deliver: Bool = true) async -> ExitCode {
         do {
             let logger = try global.bootstrap()
             guard limit >= 0 else { throw UsageError("--limit must be 0 or more") }
@@ -86,7 +87,7 @@ struct RunArguments: ParsableArguments {
             // The run and its report, in a function of their own so that the outcome (every
             // change and message of the run) is freed before the delivery below.
             let code = try await report(runner.run(job, options: RunOptions(trigger: .cli, logicalTime: now, startTime: now, dryRun: dryRun, parameters: params, progress: progress)), progress: progress != nil)
-            if !dryRun { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
+            if !dryRun, deliver { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
             return code
         } catch {
             return ExitStatus.fail(error)
