@@ -222,7 +222,9 @@ struct HTTPClientTests {
         #expect(url == server.baseURL)
         #expect(error?.isRetryable == true)
         #expect(elapsed >= .milliseconds(290))
-        #expect(elapsed < .milliseconds(2000))
+        // Well before the server's answer at 5 s (a loaded CI machine took 3.7 s once, with
+        // the whole suite running in parallel): `.timedOut` above is what proves the limit.
+        #expect(elapsed < .milliseconds(4500))
     }
 
     @Test func clientDefaultTimeoutApplies() async throws {
