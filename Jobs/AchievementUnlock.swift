@@ -173,19 +173,15 @@ public struct AchievementUnlock: Job {
             }
         }
         // Nothing else this job writes is a user document, so updating them last writes the same.
-        var next = 0
-        try await context.reread(updates.map(\.user)) { documents in
-            for document in documents {
-                let list = updates[next].achievements
-                next += 1
-                guard let document else {
-                    // Valid when first read, unreadable now: another writer is at it.
-                    context.warn("\(updates[next - 1].user.path.relativeFile): its achievements list was not updated; it changed while the job ran and is no longer readable")
-                    continue
-                }
-                context.update(document) { o in
-                    o["achievements"] = .array(list.map { .string($0) })
-                }
+        try await context.reread(updates.map(\.user)) { i, document in
+            guard let document else {
+                // Valid when first read, unreadable now: another writer is at it.
+                context.warn("\(updates[i].user.path.relativeFile): its achievements list was not updated; it changed while the job ran and is no longer readable")
+                return
+            }
+            let list = updates[i].achievements
+            context.update(document) { o in
+                o["achievements"] = .array(list.map { .string($0) })
             }
         }
     }

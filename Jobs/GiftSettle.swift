@@ -214,26 +214,22 @@ public struct GiftSettle: Job {
                 outcomes.append((i, .completed(fromName: sender.name, toName: receiver.name, fromUsername: sender.username, toUsername: receiver.username)))
             }
         }
-        var next = 0
-        try await context.reread(outcomes.map { gifts[$0.gift].document }) { documents in
-            for document in documents {
-                let (gift, outcome) = outcomes[next]
-                next += 1
-                guard let document else { throw DocumentChangedError(path: gifts[gift].document.path) }
-                context.update(document) { o in
-                    switch outcome {
-                    case .failed(let failure):
-                        o["status"] = "failed"
-                        o["failureReason"] = .string(failure.rawValue)
-                        o["failedAt"] = now
-                    case .completed(let fromName, let toName, let fromUsername, let toUsername):
-                        o["status"] = "completed"
-                        o["completedAt"] = now
-                        o["fromUserName"] = .string(fromName)
-                        o["toUserName"] = .string(toName)
-                        o["fromUsername"] = .string(fromUsername)
-                        o["toUsername"] = .string(toUsername)
-                    }
+        try await context.reread(outcomes.map { gifts[$0.gift].document }) { i, document in
+            let (gift, outcome) = outcomes[i]
+            guard let document else { throw DocumentChangedError(path: gifts[gift].document.path) }
+            context.update(document) { o in
+                switch outcome {
+                case .failed(let failure):
+                    o["status"] = "failed"
+                    o["failureReason"] = .string(failure.rawValue)
+                    o["failedAt"] = now
+                case .completed(let fromName, let toName, let fromUsername, let toUsername):
+                    o["status"] = "completed"
+                    o["completedAt"] = now
+                    o["fromUserName"] = .string(fromName)
+                    o["toUserName"] = .string(toName)
+                    o["fromUsername"] = .string(fromUsername)
+                    o["toUsername"] = .string(toUsername)
                 }
             }
         }
@@ -241,19 +237,15 @@ public struct GiftSettle: Job {
         // Each user once, with the figures the last gift left (only fields that changed; a
         // missing field is written, since it moved from its default).
         let written = changed.sorted().compactMap { accounts[$0] }
-        next = 0
-        try await context.reread(written.map(\.document)) { documents in
-            for document in documents {
-                let a = written[next]
-                next += 1
-                guard let document else { throw DocumentChangedError(path: a.document.path) }
-                context.update(document) { o in
-                    Self.set(&o, "points", a.points, default: CampusUser.defaultPoints)
-                    Self.set(&o, "totalPointsEarned", a.totalPointsEarned, default: CampusUser.defaultTotalPointsEarned)
-                    Self.set(&o, "totalPointsGifted", a.totalPointsGifted, default: 0)
-                    Self.set(&o, "giftsGiven", a.giftsGiven, default: 0)
-                    Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
-                }
+        try await context.reread(written.map(\.document)) { i, document in
+            let a = written[i]
+            guard let document else { throw DocumentChangedError(path: a.document.path) }
+            context.update(document) { o in
+                Self.set(&o, "points", a.points, default: CampusUser.defaultPoints)
+                Self.set(&o, "totalPointsEarned", a.totalPointsEarned, default: CampusUser.defaultTotalPointsEarned)
+                Self.set(&o, "totalPointsGifted", a.totalPointsGifted, default: 0)
+                Self.set(&o, "giftsGiven", a.giftsGiven, default: 0)
+                Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
             }
         }
     }

@@ -58,19 +58,15 @@ public struct LeaderboardRebuild: Job {
                 stale.append((i, Int64(entry.rank), level, score))
             }
         }
-        var next = 0
-        try await context.reread(stale.map { users[$0.index].user.document }) { documents in
-            for document in documents {
-                let s = stale[next]
-                let user = users[s.index].user
-                next += 1
-                guard let document else { continue }
-                context.update(document) { o in
-                    func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
-                    if user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
-                    if user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
-                    if user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
-                }
+        try await context.reread(stale.map { users[$0.index].user.document }) { i, document in
+            guard let document else { return }
+            let s = stale[i]
+            let user = users[s.index].user
+            context.update(document) { o in
+                func lacks(_ field: String) -> Bool { o[field]?.isNull ?? true }
+                if user.rank != s.rank || lacks("rank") { o["rank"] = .int(s.rank) }
+                if user.generosityLevel != s.level || lacks("generosityLevel") { o["generosityLevel"] = .string(s.level) }
+                if user.generosityScore != s.score || lacks("generosityScore") { o["generosityScore"] = .int(s.score) }
             }
         }
         stale = []

@@ -94,14 +94,9 @@ public struct StreakReset: Job {
             if outcome != .nothing { changes.append((s.document, outcome)) }
         }
         // Streaks are the only documents written: updating them after judging all writes the same.
-        var next = 0
-        try await context.reread(changes.map(\.streak)) { documents in
-            for document in documents {
-                let outcome = changes[next].outcome
-                next += 1
-                guard let document else { continue }
-                Self.apply(outcome, to: document, context: context)
-            }
+        try await context.reread(changes.map(\.streak)) { i, document in
+            guard let document else { return }
+            Self.apply(changes[i].outcome, to: document, context: context)
         }
     }
 

@@ -70,28 +70,24 @@ public struct WeeklyBonus: Job {
             }
             paying.append(u)
         }
-        var next = 0
         var count: Int64 = 0
-        try await context.reread(paying.map(\.document)) { documents in
-            for document in documents {
-                let u = paying[next]
-                next += 1
-                guard let document else {
-                    // Valid when first read, unreadable now: another writer is at it.
-                    context.warn("users/\(u.id).json: not paid; it changed while the job ran and is no longer readable")
-                    continue
-                }
-                context.create(DocumentPath(unchecked: ["transactions", prefix + u.id]), JSONObject([
-                    ("type", "bonus"), ("fromUserId", .null), ("toUserId", .string(u.id)), ("amount", .int(amount)),
-                    ("message", .string("Weekly bonus for \(weekID)")), ("status", "completed"), ("createdAt", now), ("completedAt", now),
-                    ("fromUserName", .null), ("toUserName", .string(u.name)), ("fromUsername", .null), ("toUsername", .string(u.username)),
-                ]))
-                context.update(document) { o in
-                    o["points"] = .int(u.points + amount)
-                    o["totalPointsEarned"] = .int(u.totalPointsEarned + amount)
-                }
-                count += 1
+        try await context.reread(paying.map(\.document)) { i, document in
+            let u = paying[i]
+            guard let document else {
+                // Valid when first read, unreadable now: another writer is at it.
+                context.warn("users/\(u.id).json: not paid; it changed while the job ran and is no longer readable")
+                return
             }
+            context.create(DocumentPath(unchecked: ["transactions", prefix + u.id]), JSONObject([
+                ("type", "bonus"), ("fromUserId", .null), ("toUserId", .string(u.id)), ("amount", .int(amount)),
+                ("message", .string("Weekly bonus for \(weekID)")), ("status", "completed"), ("createdAt", now), ("completedAt", now),
+                ("fromUserName", .null), ("toUserName", .string(u.name)), ("fromUsername", .null), ("toUsername", .string(u.username)),
+            ]))
+            context.update(document) { o in
+                o["points"] = .int(u.points + amount)
+                o["totalPointsEarned"] = .int(u.totalPointsEarned + amount)
+            }
+            count += 1
         }
         guard count > 0 else { return }
         let eventID = paid.isEmpty ? "bonus.paid-\(weekID)" : "bonus.paid-\(weekID)-after-\(paid.count)"

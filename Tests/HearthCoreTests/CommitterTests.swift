@@ -83,7 +83,7 @@ struct CommitterTests {
         }
         try dir.write("users/a.json", #"{"name": "A", "points": 900}"#)
         var reread: [Document] = []
-        try await ctx.reread(kept) { documents in reread += documents.compactMap { $0 } }
+        try await ctx.reread(kept) { _, document in if let document { reread.append(document) } }
         #expect(reread.map(\.version) == kept.map(\.version))
         #expect(reread.first?["points"] == .int(900))
         for d in reread { ctx.update(d) { $0["bonus"] = .int(1) } }

@@ -146,23 +146,26 @@ public final class JobContext: Sendable {
     }
 
     /// Reads `kept` again — documents a job kept only the path and version of, to hold less
-    /// than every document it read whole — and hands them to `body` `chunkSize` at a time, in
-    /// order, each with the version of its first read: if another writer changed one in
-    /// between, the commit's version check sees it and the run starts again, as when the
-    /// document had been kept. Nil for a document that is no longer a readable JSON object (a
-    /// job does not write it; the next run reports it). Reads run on all cores, off the
-    /// cooperative pool; only one chunk of documents is in memory at a time.
-    public func reread(_ kept: [Document], chunkSize: Int = 4096, _ body: ([Document?]) throws -> Void) async throws {
+    /// than every document it read whole — and hands each to `body` with its index in `kept`, in
+    /// order, with the version of its first read: if another writer changed one in between,
+    /// the commit's version check sees it and the run starts again, as when the document had
+    /// been kept. Nil for a document that is no longer a readable JSON object (a job does not
+    /// write it; the next run reports it). Reads run on all cores, off the cooperative pool,
+    /// `chunkSize` at a time; only one chunk of documents is in memory at a time.
+    public func reread(_ kept: [Document], chunkSize: Int = 4096, _ body: (_ index: Int, _ document: Document?) throws -> Void) async throws {
         let store = self.store
         for start in stride(from: 0, to: kept.count, by: max(1, chunkSize)) {
             try Task.checkCancellation()
             let part = kept[start..<min(kept.count, start + chunkSize)]
             let paths = part.map(\.path)
             let reads = await BlockingIO.run { concurrentChunks(count: paths.count, chunkSize: 256) { range in store.read(paths[range]) } }
-            try body(zip(part, reads).map { k, read in
-                guard case .document(let d) = read else { return nil }
-                return Document(path: k.path, object: d.object, version: k.version)
-            })
+            for (index, read) in zip(part.indices, reads) {
+                guard case .document(let d) = read else {
+                    try body(index, nil)
+                    continue
+                }
+                try body(index, Document(path: kept[index].path, object: d.object, version: kept[index].version))
+            }
         }
     }
 
