@@ -5,6 +5,7 @@ import HearthHTTP
 import HearthSchedule
 import HearthOutbound
 import HearthHost
+import Synchronization
 import Testing
 import HearthTestSupport
 
@@ -127,6 +128,27 @@ struct CommitterTests {
         #expect(dir.read(".hearth/runs/t/big.json") == "{}\n")
         #expect(try FileIO.list(dir.path + "/.hearth/journal") == [])
         #expect(try FileIO.list(dir.path + "/users")?.filter { $0.hasSuffix(".hearth-tmp") } == [])
+    }
+
+    @Test(arguments: [1, 40])
+    func aDeferredFileIsMadeOnceByTheCommitAndWrittenWithTheDocuments(documents: Int) throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let data = try DataDirectory(root: dir.path)
+        let ctx = JobContext(jobName: "t", logicalTime: Date(), startTime: Date(), timeZone: .gmt, parameters: JobParameters(), store: data, policy: .skip)
+        for i in 0..<documents { ctx.create(try DocumentPath("notifications", "n\(i)"), JSONObject([("read", false)])) }
+        let made = Mutex(0)
+        let batch = Committer.Write.deferred(".hearth/outbox/pending/t-b0001.jsonl") {
+            made.withLock { $0 += 1 }
+            return Array("{\"id\":\"m1\"}\n".utf8)
+        }
+        #expect(made.withLock { $0 } == 0)
+        try Committer(data: data).commit(ctx.changeset, id: "c", extra: [batch])
+        #expect(made.withLock { $0 } == 1)
+        #expect(dir.read(".hearth/outbox/pending/t-b0001.jsonl") == "{\"id\":\"m1\"}\n")
+        #expect(dir.read("notifications/n0.json") == "{\n  \"read\": false\n}\n")
+        #expect(try FileIO.list(dir.path + "/.hearth/journal") == [])
+        #expect(try FileIO.list(dir.path + "/.hearth/outbox/pending") == ["t-b0001.jsonl"])
     }
 
     @Test func recoveryFinishesACommittedStagedJournalAndRemovesThePendingOnesTempFiles() throws {

@@ -71,10 +71,21 @@ package struct Committer: Sendable {
         return try found.map { try $0.get() }
     }
 
+    /// A file a commit writes beside the documents (``commit(_:id:leading:extra:)``).
+    package enum Write: Sendable {
+        /// Relative path (from the data root) and the file's bytes.
+        case put(String, [UInt8])
+        case delete(String)
+        /// Relative path and how to make the file's bytes (an outbox batch): a staged commit
+        /// makes them when it writes the file and frees them once written, so it never holds
+        /// every such file at once; a small commit makes them for its journal.
+        case deferred(String, @Sendable () -> [UInt8])
+    }
+
     /// Commits: journal, commit point, files, directory syncs, journal removal.
     /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit;
     /// `leading` adds files written before the documents (ledger entries, see ``Ledger``).
-    package func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Journal.Operation] = []) throws {
+    package func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Write] = []) throws {
         if leading.count + changeset.entries.count + extra.count > Committer.batchSyncThreshold {
             return try commitStaged(changeset, id: id, leading: leading, extra: extra)
         }
@@ -86,7 +97,13 @@ package struct Committer: Sendable {
             case .delete: ops.append(.delete(e.path.relativeFile))
             }
         }
-        ops.append(contentsOf: extra)
+        for w in extra {
+            switch w {
+            case .put(let rel, let bytes): ops.append(.put(rel, bytes))
+            case .delete(let rel): ops.append(.delete(rel))
+            case .deferred(let rel, let bytes): ops.append(.put(rel, bytes()))
+            }
+        }
         if ops.isEmpty { return }
         let journal = Journal(id: id, operations: ops)
         try FileIO.makeDirectories(journalDirectory, within: data.root)
@@ -109,6 +126,8 @@ package struct Committer: Sendable {
     /// What a staged commit writes at one path.
     private enum Content {
         case bytes([UInt8])
+        /// Made when written (``Write/deferred(_:_:)``).
+        case deferred(@Sendable () -> [UInt8])
         case delete
     }
 
@@ -117,13 +136,14 @@ package struct Committer: Sendable {
     ///
     /// 1. The staged journal (paths only) is written to `<id>.pending` and made durable, so a
     ///    crash from here on leaves a list of the temp files to remove.
-    /// 2. Every file's bytes (the changeset holds each document's encoded bytes) are written to
-    ///    its temp file on all cores; one `syncfs` makes them durable.
+    /// 2. Every file's bytes (the changeset holds each document's encoded bytes; an outbox
+    ///    batch's are made here, ``Write/deferred(_:_:)``) are written to its temp file on all
+    ///    cores; one `syncfs` makes them durable.
     ///    A failure here removes the temp files and the journal: nothing was committed.
     /// 3. The rename to `<id>.journal` is the commit point.
     /// 4. Renames and deletes on all cores, `syncfs`, journal removed (``finishStaged(_:)``,
     ///    which recovery runs for a committed staged journal).
-    private func commitStaged(_ changeset: Changeset, id: String, leading: [Journal.Operation], extra: [Journal.Operation]) throws {
+    private func commitStaged(_ changeset: Changeset, id: String, leading: [Journal.Operation], extra: [Write]) throws {
         var writes: [(path: String, content: Content)] = []
         writes.reserveCapacity(leading.count + changeset.entries.count + extra.count)
         func add(_ op: Journal.Operation) {
@@ -139,7 +159,13 @@ package struct Committer: Sendable {
             case .delete: writes.append((e.path.relativeFile, .delete))
             }
         }
-        extra.forEach(add)
+        for w in extra {
+            switch w {
+            case .put(let rel, let bytes): writes.append((rel, .bytes(bytes)))
+            case .delete(let rel): writes.append((rel, .delete))
+            case .deferred(let rel, let bytes): writes.append((rel, .deferred(bytes)))
+            }
+        }
         for w in writes where !Journal.isSafe(w.path) { throw StoreError("commit \(id) names an unsafe path \(w.path); refusing to write it") }
         let journal = Journal(id: id, staged: writes.map { w -> Journal.Staged in
             if case .delete = w.content { return .delete(w.path) }
@@ -180,6 +206,7 @@ package struct Committer: Sendable {
                 switch items[i].content {
                 case .delete: return nil
                 case .bytes(let b): bytes = b
+                case .deferred(let make): bytes = make()
                 }
                 if !items[i].path.hasPrefix(".hearth/") {
                     let dir = FileIO.directoryName(path)

@@ -36,13 +36,13 @@ extension DataDirectory: StorageBackend {
             let c = commit.changeset
             try checkOwnership(c)
             let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
-            let outbox = OutboxStore.batchOperations(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
+            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
             let events = commit.events.map { event in
-                Journal.Operation.put(
+                Committer.Write.put(
                     OutboxStore.relativePath(pending: event.id),
                     JSONWriter.document(OutboxStore.envelope(event, job: commit.job, runID: commit.runID, createdAt: commit.record.end)))
             }
-            let record = Journal.Operation.put(commit.record.relativePath, JSONWriter.document(commit.record.json))
+            let record = Committer.Write.put(commit.record.relativePath, JSONWriter.document(commit.record.json))
             try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record])
             return .committed
         }

@@ -40,17 +40,31 @@ package enum OutboxStore {
         fileName("\(job)-\(runID)") + "-b"
     }
 
-    /// The journal operations writing `messages` as the batches of one run. Each line is
-    /// written straight into the batch's bytes (``writeEnvelopeLine(_:job:runID:createdAt:into:)``),
-    /// and each batch is kept in a buffer of its size: the batches of 100,000 pushes are ~60 MB.
+    /// The journal operations writing `messages` as the batches of one run, each batch's bytes
+    /// made at once (``batchWrites(_:job:runID:createdAt:)`` makes them when written).
     package static func batchOperations(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Journal.Operation] {
+        batchWrites(messages, job: job, runID: runID, createdAt: createdAt).map { w in
+            guard case .deferred(let path, let bytes) = w else { preconditionFailure("batchWrites makes deferred writes only") }
+            return .put(path, bytes())
+        }
+    }
+
+    /// The commit's writes of `messages` as the batches of one run. A batch's bytes are made
+    /// only when the commit writes its file, and freed once written: the batches of 100,000
+    /// pushes are ~60 MB, which a run then never holds at once
+    /// (docs/performance.md#peak-memory-issue-17). Each line is written straight into the
+    /// batch's bytes (``writeEnvelopeLine(_:job:runID:createdAt:into:)``).
+    package static func batchWrites(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Committer.Write] {
         let created = Timestamp.format(createdAt)
         return stride(from: 0, to: messages.count, by: OutboxBatch.maxMessages).enumerated().map { part, start in
-            let chunk = messages[start..<min(messages.count, start + OutboxBatch.maxMessages)]
-            var out: [UInt8] = []
-            out.reserveCapacity(chunk.reduce(0) { $0 + $1.compactPayload.count + $1.id.utf8.count + $1.recipient.utf8.count + $1.title.utf8.count + 256 })
-            for m in chunk { writeEnvelopeLine(m, job: job, runID: runID, createdAt: created, into: &out) }
-            return .put(relativePath(batchOf: job, runID: runID, part: part + 1), [UInt8](fitting: out))
+            let range = start..<min(messages.count, start + OutboxBatch.maxMessages)
+            return .deferred(relativePath(batchOf: job, runID: runID, part: part + 1)) {
+                let chunk = messages[range]
+                var out: [UInt8] = []
+                out.reserveCapacity(chunk.reduce(0) { $0 + $1.compactPayload.count + $1.id.utf8.count + $1.recipient.utf8.count + $1.title.utf8.count + 256 })
+                for m in chunk { writeEnvelopeLine(m, job: job, runID: runID, createdAt: created, into: &out) }
+                return out
+            }
         }
     }
 
