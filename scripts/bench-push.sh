@@ -18,7 +18,8 @@
 # 5. Times `hearth outbox deliver` with the variable set: the OAuth mint, N `messages:send`
 #    requests (100 in flight over HTTP/2, [outbox] concurrency), the claim of each batch, one
 #    delivery-log record per message, and the removal of each finished batch.
-# Prints wall time, pushes per second and peak RSS (/usr/bin/time -v) for each phase.
+# Prints wall time, pushes per second, CPU time (user + system: far steadier than the wall time on
+# a shared machine) and peak RSS (/usr/bin/time -v) for each phase.
 #
 # Environment: BIN=path/to/hearth (skip the build), SCRATCH=.build (SwiftPM scratch path),
 # KEEP=1 (keep the work directory).
@@ -95,13 +96,14 @@ measure() {  # label count command...
   start=$(date +%s.%N)
   /usr/bin/time -v -o "$WORK/time.txt" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt" || { cat "$WORK/err.txt" >&2; exit 1; }
   end=$(date +%s.%N)
-  local rss
+  local rss cpu
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
-  python3 - "$label" "$count" "$start" "$end" "$rss" <<'PY'
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$WORK/time.txt")
+  python3 - "$label" "$count" "$start" "$end" "$rss" "$cpu" <<'PY'
 import sys
-label, count, start, end, rss = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+label, count, start, end, rss, cpu = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 wall = end - start
-print("%-32s %7d pushes  %7.2f s  %8.0f pushes/s  peak RSS %6.1f MiB" % (label, count, wall, count / wall, rss / 1024))
+print("%-32s %7d pushes  %7.2f s  %8.0f pushes/s  CPU %6.2f s  peak RSS %6.1f MiB" % (label, count, wall, count / wall, cpu, rss / 1024))
 PY
 }
 

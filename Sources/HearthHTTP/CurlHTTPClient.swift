@@ -98,6 +98,8 @@ package final class CurlHTTPClient: HTTPTransport {
         } onCancel: {
             shared.cancel(id: id)
         }
+        // The handler cannot run any more: tidy up if it ran after the request had finished.
+        if Task.isCancelled { shared.forgetEarlyCancel(id: id) }
         return try result.get()
     }
 }
@@ -200,78 +202,87 @@ private struct CurlPreparedRequest: Sendable {
 }
 
 /// Everything callers and the curl thread both touch, behind one lock.
+///
+/// The lock is taken once per request by the caller (``enqueue(id:request:continuation:)``) and
+/// once per turn of the curl thread's loop (``takeWork(into:finished:)``, which also forgets the
+/// transfers finished in the previous turn); nothing is allocated while it is held. With two cores
+/// shared by callers, the curl thread and often the server, a lock taken three times per request
+/// (as it was) kept threads spinning on it (docs/performance.md#push-throughput).
 private final class CurlSharedState: Sendable {
     enum Entry {
-        /// `send` has an id but has not queued the request yet.
-        case allocated
         /// The task was cancelled before the request was queued.
         case cancelledEarly
-        /// Waiting for the curl thread to pick it up.
-        case queued(CurlPreparedRequest, CurlResultContinuation)
+        /// Waiting in ``State/startQueue`` for the curl thread to pick it up.
+        case queued
         /// Owned by the curl thread, which resumes the continuation.
         case started
     }
 
+    /// A request waiting for the curl thread.
+    typealias Start = (id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation)
+
     struct State {
-        var nextID: UInt64 = 0
+        /// Requests queued, cancelled early or in flight; absent: not queued yet, or done.
         var entries: [UInt64: Entry] = [:]
-        /// Ids to start, in order; ids whose entry is no longer `.queued` are skipped.
-        var startQueue: [UInt64] = []
+        /// Requests to start, in order; those whose entry is no longer `.queued` were cancelled.
+        var startQueue: [Start] = []
         var cancelQueue: [UInt64] = []
         var stopping = false
     }
 
     let multi: CurlMultiHandle
     let state = Mutex(State())
+    private let nextID = Atomic<UInt64>(0)
 
     init(multi: CurlMultiHandle) {
         self.multi = multi
     }
 
     func allocateID() -> UInt64 {
-        state.withLock { state in
-            state.nextID &+= 1
-            state.entries[state.nextID] = .allocated
-            return state.nextID
-        }
+        nextID.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     func enqueue(id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation) {
         let refusal: HTTPTransportError? = state.withLock { state in
-            guard case .allocated = state.entries[id] else {
+            if state.entries[id] != nil {  // only `.cancelledEarly` can be there yet
                 state.entries[id] = nil
                 return .cancelled
             }
-            if state.stopping {
-                state.entries[id] = nil
-                return .invalidRequest("the HTTP client has been shut down")
-            }
-            state.entries[id] = .queued(request, continuation)
+            if state.stopping { return .invalidRequest("the HTTP client has been shut down") }
+            state.entries[id] = .queued
             // A non-empty queue means a wakeup is already on its way.
             if state.startQueue.isEmpty { _ = hearth_curl_multi_wakeup(multi.raw) }
-            state.startQueue.append(id)
+            state.startQueue.append((id, request, continuation))
             return nil
         }
         if let refusal { continuation.resume(returning: .failure(refusal)) }
     }
 
+    /// The calling task was cancelled: a queued request is dropped (the curl thread resumes it
+    /// with ``HTTPTransportError/cancelled``), a started one aborted by the curl thread.
     func cancel(id: UInt64) {
-        let waiting: CurlResultContinuation? = state.withLock { state in
+        state.withLock { state in
             switch state.entries[id] {
-            case .allocated:
+            case nil:
+                // Not queued yet (or already finished: ``forgetEarlyCancel(id:)`` tidies that up).
                 state.entries[id] = .cancelledEarly
-            case .queued(_, let continuation):
+            case .queued:
                 state.entries[id] = nil
-                return continuation
             case .started:
                 if state.cancelQueue.isEmpty && !state.stopping { _ = hearth_curl_multi_wakeup(multi.raw) }
                 state.cancelQueue.append(id)
-            case .cancelledEarly, nil:
-                break  // already cancelled, or already finished
+            case .cancelledEarly:
+                break
             }
-            return nil
         }
-        waiting?.resume(returning: .failure(.cancelled))
+    }
+
+    /// Called by `send` when its task was cancelled, after the cancellation handler can no longer
+    /// run: removes the mark ``cancel(id:)`` left if the request had finished in the meantime.
+    func forgetEarlyCancel(id: UInt64) {
+        state.withLock { state in
+            if case .cancelledEarly? = state.entries[id] { state.entries[id] = nil }
+        }
     }
 
     func requestStop() {
@@ -282,27 +293,25 @@ private final class CurlSharedState: Sendable {
         }
     }
 
-    /// Called by the curl thread: takes the requests to start and the ids to cancel.
-    func takeWork() -> (starts: [(UInt64, CurlPreparedRequest, CurlResultContinuation)], cancels: [UInt64], stopping: Bool) {
+    /// Called by the curl thread: forgets the transfers in `finished` (their callers were resumed
+    /// already), swaps the queued requests into `starts` (empty on entry), and takes the ids
+    /// to cancel. `dropped`: the requests in `starts` cancelled while queued, not to be started.
+    func takeWork(into starts: inout [Start], finished: [UInt64]) -> (dropped: [UInt64], cancels: [UInt64], stopping: Bool) {
         state.withLock { state in
-            var starts: [(UInt64, CurlPreparedRequest, CurlResultContinuation)] = []
-            starts.reserveCapacity(state.startQueue.count)
-            for id in state.startQueue {
-                if case .queued(let request, let continuation) = state.entries[id] {
-                    state.entries[id] = .started
-                    starts.append((id, request, continuation))
+            for id in finished { state.entries[id] = nil }
+            swap(&starts, &state.startQueue)
+            var dropped: [UInt64] = []
+            for start in starts {
+                if case .queued? = state.entries[start.id] {
+                    state.entries[start.id] = .started
+                } else {
+                    dropped.append(start.id)
                 }
             }
-            state.startQueue.removeAll(keepingCapacity: true)
-            let cancels = state.cancelQueue
-            state.cancelQueue.removeAll(keepingCapacity: true)
-            return (starts, cancels, state.stopping)
+            var cancels: [UInt64] = []
+            if !state.cancelQueue.isEmpty { swap(&cancels, &state.cancelQueue) }
+            return (dropped, cancels, state.stopping)
         }
-    }
-
-    /// Called by the curl thread when a started transfer is over.
-    func finished(id: UInt64) {
-        state.withLock { state in state.entries[id] = nil }
     }
 }
 
@@ -354,6 +363,8 @@ private final class CurlEngine: @unchecked Sendable {
     private var activeByID: [UInt64: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private let maxIdleHandles = 256
+    /// Transfers finished (their callers resumed) since the last ``CurlSharedState/takeWork(into:finished:)``.
+    private var finishedIDs: [UInt64] = []
 
     init(shared: CurlSharedState, options: HTTPClientOptions) {
         self.shared = shared
@@ -366,18 +377,22 @@ private final class CurlEngine: @unchecked Sendable {
 
     func run() {
         var running: Int32 = 0
+        var starts: [CurlSharedState.Start] = []
         while true {
-            let work = shared.takeWork()
+            let work = shared.takeWork(into: &starts, finished: finishedIDs)
+            finishedIDs.removeAll(keepingCapacity: true)
             if work.stopping {
-                for (id, _, continuation) in work.starts {
-                    shared.finished(id: id)
-                    continuation.resume(returning: .failure(.cancelled))
-                }
+                for start in starts { start.continuation.resume(returning: .failure(.cancelled)) }
                 break
             }
-            for (id, request, continuation) in work.starts {
-                start(id: id, request: request, continuation: continuation)
+            for (id, request, continuation) in starts {
+                if !work.dropped.isEmpty, work.dropped.contains(id) {
+                    continuation.resume(returning: .failure(.cancelled))  // cancelled while queued
+                } else {
+                    start(id: id, request: request, continuation: continuation)
+                }
             }
+            starts.removeAll(keepingCapacity: true)
             for id in work.cancels {
                 if let transfer = activeByID[id] {
                     complete(transfer, with: .failure(.cancelled))
@@ -399,7 +414,7 @@ private final class CurlEngine: @unchecked Sendable {
 
     private func start(id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation) {
         guard let easy = idleHandles.popLast() ?? hearth_curl_easy_init() else {
-            shared.finished(id: id)
+            finishedIDs.append(id)
             continuation.resume(returning: .failure(.other(
                 url: HTTPTransportError.displayURL(request.url), code: Int(CURLE_OUT_OF_MEMORY.rawValue), detail: "curl_easy_init failed")))
             return
@@ -455,7 +470,7 @@ private final class CurlEngine: @unchecked Sendable {
             let detail = String(cString: hearth_curl_multi_strerror(added))
             transfer.release()
             hearth_curl_easy_cleanup(easy)
-            shared.finished(id: id)
+            finishedIDs.append(id)
             continuation.resume(returning: .failure(.other(url: HTTPTransportError.displayURL(request.url), code: Int(added.rawValue), detail: detail)))
             return
         }
@@ -487,7 +502,7 @@ private final class CurlEngine: @unchecked Sendable {
         } else {
             hearth_curl_easy_cleanup(transfer.easy)
         }
-        shared.finished(id: transfer.id)
+        finishedIDs.append(transfer.id)
         transfer.continuation.resume(returning: result)
     }
 

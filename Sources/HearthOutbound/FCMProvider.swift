@@ -39,7 +39,8 @@ package struct FCMProvider: PushProvider {
     }
 
     package func send(_ push: PushNotification, to token: String) async -> PushSendResult {
-        let body = Array(JSONWriter.compact(.object(FCMProvider.message(push, token: token))).utf8)
+        var body: [UInt8] = []
+        JSONWriter.write(.object(FCMProvider.message(push, token: token)), indent: 0, pretty: false, into: &body)
         var reminted = false
         while true {
             let access: String

@@ -292,7 +292,8 @@ package struct OutboxDeliverer: Sendable {
         return step
     }
 
-    /// Attempts every pending target of `envelope` once (when due) and updates its state.
+    /// Attempts every pending target of `envelope` once (when due) and updates its state —
+    /// except when it is done with every target (`.finished(nil, …)`): then only its id matters.
     func attempt(_ envelope: inout OutboxEnvelope, now: Date, pass: Pass) async -> Step {
         guard let kind = envelope.kind else { return .finished(.dead, tokensRemoved: 0, endpointsDisabled: 0) }
         if envelope.dueAt > now { return .notDue(envelope.dueAt) }
@@ -302,20 +303,21 @@ package struct OutboxDeliverer: Sendable {
             return .finished(.dead, tokensRemoved: 0, endpointsDisabled: 0)
         }
 
-        // The targets: resolved at the first attempt, then kept.
-        var dropReason: String?
-        switch kind {
-        case .event: dropReason = resolveEndpoints(&envelope, pass: pass)
-        case .push: dropReason = resolveTokens(&envelope)
+        // The targets: resolved at the first attempt, then kept (written back below).
+        let resolution = switch kind {
+        case .event: resolveEndpoints(envelope, pass: pass)
+        case .push: resolveTokens(envelope)
         }
-        if let dropReason {
+        var targets: [OutboxEnvelope.Target]
+        switch resolution {
+        case .targets(let resolved): targets = resolved
+        case .drop(let dropReason):
             envelope.reason = dropReason
             logger.info("outbox message dropped", metadata: ["id": "\(envelope.id)", "reason": "\(dropReason)"])
             return .finished(.dropped, tokensRemoved: 0, endpointsDisabled: 0)
         }
 
         // One attempt for every pending target, in parallel.
-        var targets = envelope.targets
         let attempts = await send(envelope, kind: kind, targets: targets, pass: pass)
         let at = clock()
         var attempted = false
@@ -389,6 +391,14 @@ package struct OutboxDeliverer: Sendable {
             }
         }
 
+        let anyPending = targets.contains { $0.state == .pending }
+        let anyFailed = targets.contains { $0.state == .failed }
+        if !anyPending && !anyFailed {
+            // Done with every target: each caller forgets the message now and uses only its id,
+            // so its new state is not written back (formatting it cost some 2% of a push's CPU).
+            return .finished(nil, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
+        }
+
         envelope.targets = targets
         let errors = targets.filter { $0.state == .pending || $0.state == .failed }.compactMap { t in
             t.error.map { "\(Self.label(t.name, kind: kind)): \($0)" }
@@ -397,12 +407,6 @@ package struct OutboxDeliverer: Sendable {
             if envelope.firstAttemptAt == nil { envelope.firstAttemptAt = at }
             envelope.attempts += 1
             envelope.lastError = errors.isEmpty ? nil : errors.prefix(3).joined(separator: "; ") + (errors.count > 3 ? "; and \(errors.count - 3) more" : "")
-        }
-        let anyPending = targets.contains { $0.state == .pending }
-        let anyFailed = targets.contains { $0.state == .failed }
-
-        if !anyPending && !anyFailed {
-            return .finished(nil, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
         }
         if !anyPending {
             envelope.reason = "permanent failure: \(envelope.lastError ?? "rejected")"
@@ -500,24 +504,29 @@ package struct OutboxDeliverer: Sendable {
 
     // MARK: Targets
 
+    /// A message's targets for this attempt, or why it is dropped.
+    enum Resolution {
+        case targets([OutboxEnvelope.Target])
+        case drop(String)
+    }
+
     /// Fixes an event's endpoints at its first attempt; afterwards marks endpoints that were
-    /// removed from the configuration or disabled as skipped. Returns a reason to drop the
-    /// message when there is nobody to send it to.
-    func resolveEndpoints(_ envelope: inout OutboxEnvelope, pass: Pass) -> String? {
+    /// removed from the configuration or disabled as skipped. Drops the message when there is
+    /// nobody to send it to. The caller stores the targets in the envelope.
+    func resolveEndpoints(_ envelope: OutboxEnvelope, pass: Pass) -> Resolution {
         let type = envelope.recipient
         let disabled = pass.disabled.withLock { $0 }
         if !envelope.hasTargets {
             let subscribed = webhooks.filter { $0.events.isEmpty || $0.events.contains(type) }
             let live = subscribed.filter { !disabled.contains($0.name) }
             if live.isEmpty {
-                return subscribed.isEmpty
+                return .drop(subscribed.isEmpty
                     ? "no webhook endpoint subscribes to \(type)"
-                    : "every endpoint subscribed to \(type) is disabled (410): \(subscribed.map(\.name).joined(separator: ", "))"
+                    : "every endpoint subscribed to \(type) is disabled (410): \(subscribed.map(\.name).joined(separator: ", "))")
             }
-            envelope.targets = live.map { OutboxEnvelope.Target(name: $0.name) }
-            return nil
+            return .targets(live.map { OutboxEnvelope.Target(name: $0.name) })
         }
-        envelope.targets = envelope.targets.map { t in
+        return .targets(envelope.targets.map { t in
             guard t.state == .pending else { return t }
             var t = t
             if !webhooks.contains(where: { $0.name == t.name }) {
@@ -528,22 +537,20 @@ package struct OutboxDeliverer: Sendable {
                 t.error = "the endpoint is disabled (it answered 410)"
             }
             return t
-        }
-        return nil
+        })
     }
 
-    /// Fixes a push's device tokens at its first attempt. Returns a reason to drop the message
-    /// when it cannot be pushed at all.
-    func resolveTokens(_ envelope: inout OutboxEnvelope) -> String? {
-        guard let provider = pushProvider else { return "skipped: no push provider configured ([push] provider = \"none\")" }
-        if envelope.hasTargets { return nil }
+    /// Fixes a push's device tokens at its first attempt. Drops the message when it cannot be
+    /// pushed at all. The caller stores the targets in the envelope.
+    func resolveTokens(_ envelope: OutboxEnvelope) -> Resolution {
+        guard let provider = pushProvider else { return .drop("skipped: no push provider configured ([push] provider = \"none\")") }
+        if envelope.hasTargets { return .targets(envelope.targets) }
         let userID = envelope.payload["userId"]?.stringValue ?? envelope.recipient
         var tokens = envelope.queuedTokens ?? userTokens(userID, provider: provider.name)
         var seen = Set<String>()
         tokens = tokens.filter { !$0.isEmpty && seen.insert($0).inserted }
-        if tokens.isEmpty { return "user \(userID) has no device tokens" }
-        envelope.targets = tokens.map { OutboxEnvelope.Target(name: $0) }
-        return nil
+        if tokens.isEmpty { return .drop("user \(userID) has no device tokens") }
+        return .targets(tokens.map { OutboxEnvelope.Target(name: $0) })
     }
 
     /// The device tokens on `users/{userID}` for `provider`.

@@ -83,8 +83,17 @@ public enum JSONWriter {
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { writeString(utf8: $0, into: &out) }
+    }
+
+    /// Copies each run of bytes that needs no escape in one go (most strings are one run).
+    private static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         out.append(0x22)
-        for b in s.utf8 {
+        var run = 0
+        for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+            run = i + 1
             switch b {
             case 0x22: out.append(0x5C); out.append(0x22)
             case 0x5C: out.append(0x5C); out.append(0x5C)
@@ -93,11 +102,11 @@ public enum JSONWriter {
             case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
             case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
             case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
-            case 0..<0x20:
+            default:
                 out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-            default: out.append(b)
             }
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         out.append(0x22)
     }
 }

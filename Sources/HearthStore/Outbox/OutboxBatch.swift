@@ -66,7 +66,7 @@ package struct OutboxBatch: Sendable {
     }
 
     package func entry(at index: Int) -> Entry {
-        guard let envelope = OutboxEnvelope(bytes: Array(lines[index])), envelope.kind != nil else {
+        guard let envelope = OutboxEnvelope(bytes: lines[index]), envelope.kind != nil else {
             if case .finished? = states[Self.invalidLineID(index)] { return .finished }
             return .invalid
         }
@@ -112,12 +112,25 @@ package struct OutboxBatch: Sendable {
     package static func record(id: String, outcome: String, envelope: OutboxEnvelope? = nil) -> [UInt8] {
         var o = JSONObject([("id", .string(id)), ("outcome", .string(outcome))])
         if let envelope { o["envelope"] = .object(envelope.object) }
-        var bytes = Array(JSONWriter.compact(.object(o)).utf8)
+        var bytes: [UInt8] = []
+        JSONWriter.write(.object(o), indent: 0, pretty: false, into: &bytes)
         bytes.append(0x0A)
         return bytes
     }
 
+    /// The non-empty lines of `bytes`, without their newline (a plain loop: the generic
+    /// `split(separator:)` called a closure per byte, some 1% of a push's CPU for a 6 MB batch).
     static func split(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        bytes.split(separator: 0x0A, omittingEmptySubsequences: true)
+        var ranges: [Range<Int>] = []
+        bytes.withUnsafeBufferPointer { buf in
+            var start = 0
+            while start < buf.count {
+                var stop = start
+                while stop < buf.count, buf[stop] != 0x0A { stop += 1 }
+                if stop > start { ranges.append(start..<stop) }
+                start = stop + 1
+            }
+        }
+        return ranges.map { bytes[$0] }
     }
 }

@@ -59,6 +59,12 @@ package struct OutboxEnvelope: Sendable {
         object = o
     }
 
+    /// Parses one line of a batch file in place (no copy).
+    package init?(bytes: ArraySlice<UInt8>) {
+        guard case .object(let o)? = try? JSONParser.parse(bytes), o["id"]?.stringValue != nil else { return nil }
+        object = o
+    }
+
     /// The file's bytes (the document layout).
     package var bytes: [UInt8] { JSONWriter.document(object) }
 
