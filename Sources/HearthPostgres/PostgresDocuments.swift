@@ -97,9 +97,9 @@ package final class PostgresDocuments: DocumentStore {
 
     package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
         let ids = try documentIDs(in: collection)
-        let base = collection.split(separator: "/").map(String.init)
-        let paths = ids.map { DocumentPath(unchecked: base + [$0]) }
-        return concurrentChunks(count: paths.count, chunkSize: 256) { range in self.read(paths[range]) }
+        return concurrentChunks(count: ids.count, chunkSize: 256) { range in
+            self.read(ArraySlice(DocumentPath.paths(in: collection, ids: ids[range])))
+        }
     }
 
     /// `values` as a PostgreSQL array literal of text (`{"a","b"}`), each element quoted with

@@ -26,6 +26,14 @@ public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConverti
 
     package init(unchecked components: [String]) { self.components = components }
 
+    /// The paths of `ids` in `collection`, unchecked: the names come from the store's own
+    /// listing. Callers make them a chunk of a listing at a time: a path is ~80 bytes on the
+    /// heap, and `transactions` has a million at 100,000 users (docs/performance.md#peak-memory-issue-17).
+    package static func paths(in collection: String, ids: some Collection<String>) -> [DocumentPath] {
+        let base = collection.split(separator: "/").map(String.init)
+        return ids.map { DocumentPath(unchecked: base + [$0]) }
+    }
+
     public var id: String { components[components.count - 1] }
     public var collection: String { components.dropLast().joined(separator: "/") }
     public var description: String { components.joined(separator: "/") }

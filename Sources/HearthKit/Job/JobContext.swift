@@ -74,9 +74,8 @@ public final class JobContext: Sendable {
         var outcomes: [DecodeChunk<T>]
         (count, outcomes) = try await BlockingIO.run { () throws(StoreError) in
             let ids = try store.documentIDs(in: collection)
-            let base = collection.split(separator: "/").map(String.init)
             let outcomes = Self.decodeChunks(count: ids.count, store: store, transform) { range in
-                ArraySlice(ids[range].map { DocumentPath(unchecked: base + [$0]) })
+                ArraySlice(DocumentPath.paths(in: collection, ids: ids[range]))
             }
             return (ids.count, outcomes)
         }
@@ -97,9 +96,8 @@ public final class JobContext: Sendable {
         let store = self.store
         let count = try await BlockingIO.run { () throws(any Error) -> Int in
             let ids = try store.documentIDs(in: collection)
-            let base = collection.split(separator: "/").map(String.init)
             for start in stride(from: 0, to: ids.count, by: max(1, chunkSize)) {
-                let paths = ids[start..<min(ids.count, start + chunkSize)].map { DocumentPath(unchecked: base + [$0]) }
+                let paths = DocumentPath.paths(in: collection, ids: ids[start..<min(ids.count, start + chunkSize)])
                 var chunk = Self.decodeChunks(count: paths.count, store: store, transform) { paths[$0] }
                 try body(try self.values(of: &chunk))
             }
@@ -170,10 +168,8 @@ public final class JobContext: Sendable {
     }
 
     /// Reads and transforms `count` documents on all cores, in chunks, keeping only the
-    /// outcomes; `paths` gives the paths of a chunk's range. A collection's paths are made a
-    /// chunk at a time, never all at once: a path is an array of names, ~80 bytes on the heap,
-    /// and `transactions` has a million of them at 100,000 users
-    /// (docs/performance.md#peak-memory-issue-17).
+    /// outcomes; `paths` gives the paths of a chunk's range, so that a collection's are made a
+    /// chunk at a time (``DocumentPath/paths(in:ids:)``).
     private static func decodeChunks<T: Sendable>(
         count: Int, store: any DocumentStore, _ transform: @Sendable (Document) throws(FieldError) -> T?,
         paths: @Sendable (Range<Int>) -> ArraySlice<DocumentPath>

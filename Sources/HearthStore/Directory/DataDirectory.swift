@@ -190,10 +190,8 @@ package struct DataDirectory: DocumentStore {
     /// Reads a collection on all cores; results are in id order.
     package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {
         let ids = try documentIDs(in: collection)
-        let base = collection.split(separator: "/").map(String.init)
-        // Paths a chunk at a time (see JobContext.decode).
         return concurrentChunks(count: ids.count, chunkSize: 256) { range in
-            read(ArraySlice(ids[range].map { DocumentPath(unchecked: base + [$0]) }))
+            read(ArraySlice(DocumentPath.paths(in: collection, ids: ids[range])))
         }
     }
 
