@@ -80,6 +80,16 @@ package struct Committer: Sendable {
         /// makes them when it writes the file and frees them once written, so it never holds
         /// every such file at once; a small commit makes them for its journal.
         case deferred(String, @Sendable () -> [UInt8])
+
+        /// The write as a journal operation, a deferred file's bytes made now (a small commit's
+        /// journal carries every file's bytes).
+        package var operation: Journal.Operation {
+            switch self {
+            case .put(let rel, let bytes): .put(rel, bytes)
+            case .delete(let rel): .delete(rel)
+            case .deferred(let rel, let bytes): .put(rel, bytes())
+            }
+        }
     }
 
     /// Commits: journal, commit point, files, directory syncs, journal removal.
@@ -97,13 +107,7 @@ package struct Committer: Sendable {
             case .delete: ops.append(.delete(e.path.relativeFile))
             }
         }
-        for w in extra {
-            switch w {
-            case .put(let rel, let bytes): ops.append(.put(rel, bytes))
-            case .delete(let rel): ops.append(.delete(rel))
-            case .deferred(let rel, let bytes): ops.append(.put(rel, bytes()))
-            }
-        }
+        ops.append(contentsOf: extra.map(\.operation))
         if ops.isEmpty { return }
         let journal = Journal(id: id, operations: ops)
         try FileIO.makeDirectories(journalDirectory, within: data.root)

@@ -43,10 +43,7 @@ package enum OutboxStore {
     /// The journal operations writing `messages` as the batches of one run, each batch's bytes
     /// made at once (``batchWrites(_:job:runID:createdAt:)`` makes them when written).
     package static func batchOperations(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Journal.Operation] {
-        batchWrites(messages, job: job, runID: runID, createdAt: createdAt).map { w in
-            guard case .deferred(let path, let bytes) = w else { preconditionFailure("batchWrites makes deferred writes only") }
-            return .put(path, bytes())
-        }
+        batchWrites(messages, job: job, runID: runID, createdAt: createdAt).map(\.operation)
     }
 
     /// The commit's writes of `messages` as the batches of one run. A batch's bytes are made
