@@ -16,14 +16,24 @@
 # Usage: scripts/bench-daemon-idle.sh            (DURATION=10 scripts/bench-daemon-idle.sh for a quick look)
 #        SERVER=1 scripts/bench-daemon-idle.sh   (with the HTTP endpoint on)
 #        SCRATCH=.build-other scripts/bench-daemon-idle.sh   (build directory, default .build)
+#        STATIC=0 scripts/bench-daemon-idle.sh   (the default build: Swift runtime as shared libraries)
+#        BIN=path/to/hearth scripts/bench-daemon-idle.sh     (a binary already built)
+# By default it measures the deployment build of docs/operations/systemd.md#building-for-deployment:
+# `swift build -c release --static-swift-stdlib`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60}
 SERVER=${SERVER:-0}
 SCRATCH=${SCRATCH:-.build}
+STATIC=${STATIC:-1}
 
-swift build -c release --product hearth --scratch-path "$SCRATCH" >&2
-BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/hearth"
+if [ -z "${BIN:-}" ]; then
+    FLAGS=(-c release --scratch-path "$SCRATCH")
+    if [ "$STATIC" = 1 ]; then FLAGS+=(--static-swift-stdlib); fi
+    swift build "${FLAGS[@]}" --product hearth >&2
+    BIN="$(swift build "${FLAGS[@]}" --show-bin-path)/hearth"
+fi
+BIN=$(realpath "$BIN")
 
 WORK=$(mktemp -d)
 PID=
