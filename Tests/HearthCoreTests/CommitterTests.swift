@@ -91,6 +91,14 @@ struct CommitterTests {
         #expect(try Committer(data: data).conflicts(in: ctx.changeset).map(\.description) == ["users/a"])
     }
 
+    @Test func aStagedCommitGivesEachDirectoryOneThreadLargestFirstInJournalOrder() {
+        let paths = [
+            "users/a.json", "transactions/t1.json", "users/b.json", ".hearth/outbox/pending/x.jsonl",
+            "transactions/t2.json", "users/c.json", "notifications/n.json", "top.json",
+        ]
+        #expect(Committer.lanes(of: paths) == [[0, 2, 5], [1, 4], [7], [3], [6]])
+    }
+
     @Test func recoveryRedoesACommittedJournalAndDiscardsAPendingOne() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

@@ -279,24 +279,44 @@ package struct Committer: Sendable {
         let ledger = journal.staged.filter { $0.path.hasPrefix(".hearth/ledger/") }
         let rest = journal.staged.filter { !$0.path.hasPrefix(".hearth/ledger/") }
         for steps in [ledger, rest] where !steps.isEmpty {
-            let failures = concurrentChunks(count: steps.count, chunkSize: 128) { range in
-                range.compactMap { i -> FileIO.Failure? in
-                    defer { FaultInjection.commitStep() }
-                    let path = root + "/" + steps[i].path
-                    switch steps[i] {
-                    case .delete:
-                        do throws(FileIO.Failure) { try FileIO.remove(path) } catch { return error }
-                    case .rename:
-                        if rename(FileIO.temporaryPath(for: path), path) != 0, errno != ENOENT {
-                            return FileIO.Failure(path: path, operation: "rename", errno: errno)
+            // One thread per directory, directories in parallel (largest first): a rename or
+            // unlink holds its directory's lock throughout, so a second thread in the same
+            // directory only spins waiting for it (docs/performance.md, "Renames: one thread
+            // per directory"). Temp files are still written on all cores: their bytes are
+            // copied outside the lock, and one thread per directory took longer.
+            let lanes = Self.lanes(of: steps.map(\.path))
+            let failures = concurrentChunks(count: lanes.count, chunkSize: 1) { range in
+                range.flatMap { lane in
+                    lanes[lane].compactMap { i -> FileIO.Failure? in
+                        defer { FaultInjection.commitStep() }
+                        let path = root + "/" + steps[i].path
+                        switch steps[i] {
+                        case .delete:
+                            do throws(FileIO.Failure) { try FileIO.remove(path) } catch { return error }
+                        case .rename:
+                            if rename(FileIO.temporaryPath(for: path), path) != 0, errno != ENOENT {
+                                return FileIO.Failure(path: path, operation: "rename", errno: errno)
+                            }
                         }
+                        return nil
                     }
-                    return nil
                 }
             }
             if let failure = failures.first { throw failure }
         }
         try FileIO.syncFileSystem(root)
+    }
+
+    /// The indices of `paths` grouped by directory, in their order within each group; the
+    /// groups largest first, so that the largest directory starts first and the small ones fill
+    /// in beside it.
+    package static func lanes(of paths: [String]) -> [[Int]] {
+        var byDirectory: [Substring: [Int]] = [:]
+        for (i, path) in paths.enumerated() {
+            let dir = path.lastIndex(of: "/").map { path[..<$0] } ?? ""
+            byDirectory[dir, default: []].append(i)
+        }
+        return byDirectory.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }.map(\.value)
     }
 
     /// Writes a journal's files. Idempotent, so recovery may run it again.
