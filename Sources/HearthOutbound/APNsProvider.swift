@@ -56,7 +56,7 @@ package struct APNsProvider: PushProvider {
     }
 
     package func send(_ push: PushNotification, to token: String) async -> PushSendResult {
-        let body = Array(JSONWriter.compact(.object(APNsProvider.payload(push))).utf8)
+        let body = JSONWriter.compactBytes(.object(APNsProvider.payload(push)))
         let url = "\(endpoint)/3/device/\(FCMProvider.pathSegment(token))"
         let expiry = expiration <= .zero ? "0" : String(Int64(now().timeIntervalSince1970) + expiration.components.seconds)
         var resigned = false

@@ -39,8 +39,7 @@ package struct FCMProvider: PushProvider {
     }
 
     package func send(_ push: PushNotification, to token: String) async -> PushSendResult {
-        var body: [UInt8] = []
-        JSONWriter.write(.object(FCMProvider.message(push, token: token)), indent: 0, pretty: false, into: &body)
+        let body = JSONWriter.compactBytes(.object(FCMProvider.message(push, token: token)))
         var reminted = false
         while true {
             let access: String

@@ -36,7 +36,7 @@ package enum JWT {
     }
 
     static func signingInput(header: [(String, JSONValue)], claims: JSONObject) -> String {
-        base64URL(Array(JSONWriter.compact(.object(JSONObject(header))).utf8)) + "." + base64URL(Array(JSONWriter.compact(.object(claims)).utf8))
+        base64URL(JSONWriter.compactBytes(.object(JSONObject(header)))) + "." + base64URL(JSONWriter.compactBytes(.object(claims)))
     }
 
     /// Base64url without padding (RFC 7515 docs/data-directory.md#documents).

@@ -29,9 +29,9 @@ package struct WebhookSender: Sendable {
 
     /// The body: `{"type": TYPE, "timestamp": ISO-8601, "data": {...}}`, compact JSON.
     package static func body(type: String, timestamp: Date, data: JSONObject) -> [UInt8] {
-        Array(JSONWriter.compact(.object(JSONObject([
+        JSONWriter.compactBytes(.object(JSONObject([
             ("type", .string(type)), ("timestamp", Timestamp.json(timestamp)), ("data", .object(data)),
-        ]))).utf8)
+        ])))
     }
 
     /// The signed request for `body`, stamped `timestamp` (Unix seconds).

@@ -93,7 +93,7 @@ package struct FunctionJob: RunnableJob {
         line += #","version":"#.utf8
         line += JSONWriter.quoted(String(d.version.hash, radix: 16) + "-" + String(d.version.size)).utf8
         line += #","data":"#.utf8
-        line += JSONWriter.compact(.object(d.object)).utf8
+        JSONWriter.writeCompact(.object(d.object), into: &line)
         line += "}\n".utf8
         return line
     }

@@ -13,9 +13,19 @@ public enum JSONWriter {
 
     /// Single-line rendering, for diffs and journal entries.
     public static func compact(_ value: JSONValue) -> String {
+        String(decoding: compactBytes(value), as: UTF8.self)
+    }
+
+    /// Single-line rendering as UTF-8 bytes (a request body, a log record).
+    package static func compactBytes(_ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []
+        writeCompact(value, into: &out)
+        return out
+    }
+
+    /// Appends the single-line rendering of `value` to `out`.
+    package static func writeCompact(_ value: JSONValue, into out: inout [UInt8]) {
         write(value, indent: 0, pretty: false, into: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     public static func pretty(_ value: JSONValue) -> String {

@@ -38,7 +38,7 @@ public struct OutboxMessage: Sendable, Equatable {
     public var compactPayload: [UInt8] {
         switch stored {
         case .compact(let bytes): return bytes
-        case .object(let o): return Array(JSONWriter.compact(.object(o)).utf8)
+        case .object(let o): return JSONWriter.compactBytes(.object(o))
         }
     }
 
@@ -56,7 +56,7 @@ public struct OutboxMessage: Sendable, Equatable {
             }
             var out: [UInt8] = []
             out.reserveCapacity(512)
-            JSONWriter.write(.object(object), indent: 0, pretty: false, into: &out)
+            JSONWriter.writeCompact(.object(object), into: &out)
             self = .compact(Array(fitting: out))
         }
     }

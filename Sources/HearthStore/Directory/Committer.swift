@@ -90,6 +90,21 @@ package struct Committer: Sendable {
             case .deferred(let rel, let bytes): .put(rel, bytes())
             }
         }
+
+        init(_ operation: Journal.Operation) {
+            switch operation {
+            case .put(let rel, let bytes): self = .put(rel, bytes)
+            case .delete(let rel): self = .delete(rel)
+            }
+        }
+
+        /// The file a changeset entry writes or deletes.
+        init(_ entry: Changeset.Entry) {
+            switch entry.action {
+            case .create, .update: self = .put(entry.path.relativeFile, entry.content ?? JSONWriter.document(JSONObject()))
+            case .delete: self = .delete(entry.path.relativeFile)
+            }
+        }
     }
 
     /// Commits: journal, commit point, files, directory syncs, journal removal.
@@ -101,12 +116,7 @@ package struct Committer: Sendable {
         }
         var ops: [Journal.Operation] = leading
         ops.reserveCapacity(leading.count + changeset.entries.count + extra.count)
-        for e in changeset.entries {
-            switch e.action {
-            case .create, .update: ops.append(.put(e.path.relativeFile, e.content ?? JSONWriter.document(JSONObject())))
-            case .delete: ops.append(.delete(e.path.relativeFile))
-            }
-        }
+        ops.append(contentsOf: changeset.entries.map { Write($0).operation })
         ops.append(contentsOf: extra.map(\.operation))
         if ops.isEmpty { return }
         let journal = Journal(id: id, operations: ops)
@@ -133,6 +143,14 @@ package struct Committer: Sendable {
         /// Made when written (``Write/deferred(_:_:)``).
         case deferred(@Sendable () -> [UInt8])
         case delete
+
+        static func of(_ write: Write) -> (path: String, content: Content) {
+            switch write {
+            case .put(let rel, let bytes): (rel, .bytes(bytes))
+            case .delete(let rel): (rel, .delete)
+            case .deferred(let rel, let make): (rel, .deferred(make))
+            }
+        }
     }
 
     /// A big commit, staged (docs/reliability.md#commits-locking-crashes): the journal names
@@ -150,26 +168,9 @@ package struct Committer: Sendable {
     private func commitStaged(_ changeset: Changeset, id: String, leading: [Journal.Operation], extra: [Write]) throws {
         var writes: [(path: String, content: Content)] = []
         writes.reserveCapacity(leading.count + changeset.entries.count + extra.count)
-        func add(_ op: Journal.Operation) {
-            switch op {
-            case .put(let rel, let bytes): writes.append((rel, .bytes(bytes)))
-            case .delete(let rel): writes.append((rel, .delete))
-            }
-        }
-        leading.forEach(add)
-        for e in changeset.entries {
-            switch e.action {
-            case .create, .update: writes.append((e.path.relativeFile, .bytes(e.content ?? JSONWriter.document(JSONObject()))))
-            case .delete: writes.append((e.path.relativeFile, .delete))
-            }
-        }
-        for w in extra {
-            switch w {
-            case .put(let rel, let bytes): writes.append((rel, .bytes(bytes)))
-            case .delete(let rel): writes.append((rel, .delete))
-            case .deferred(let rel, let bytes): writes.append((rel, .deferred(bytes)))
-            }
-        }
+        writes.append(contentsOf: leading.map { Content.of(Write($0)) })
+        writes.append(contentsOf: changeset.entries.map { Content.of(Write($0)) })
+        writes.append(contentsOf: extra.map(Content.of))
         for w in writes where !Journal.isSafe(w.path) { throw StoreError("commit \(id) names an unsafe path \(w.path); refusing to write it") }
         let journal = Journal(id: id, staged: writes.map { w -> Journal.Staged in
             if case .delete = w.content { return .delete(w.path) }

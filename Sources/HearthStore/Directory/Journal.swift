@@ -59,15 +59,15 @@ package struct Journal: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(chunk + 4096)
         out.append(contentsOf: Array(#"{"id":"#.utf8))
-        JSONWriter.write(.string(id), indent: 0, pretty: false, into: &out)
+        JSONWriter.writeCompact(.string(id), into: &out)
         out.append(contentsOf: Array(#","operations":["#.utf8))
         for (i, op) in operations.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             switch op {
             case .put(let path, let bytes):
-                JSONWriter.write(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])), indent: 0, pretty: false, into: &out)
+                JSONWriter.writeCompact(.object(JSONObject([("put", .string(path)), ("content", .string(String(decoding: bytes, as: UTF8.self)))])), into: &out)
             case .delete(let path):
-                JSONWriter.write(.object(JSONObject([("delete", .string(path))])), indent: 0, pretty: false, into: &out)
+                JSONWriter.writeCompact(.object(JSONObject([("delete", .string(path))])), into: &out)
             }
             if out.count >= chunk {
                 try emit(out)
@@ -80,8 +80,8 @@ package struct Journal: Sendable {
             for (i, step) in staged.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 switch step {
-                case .rename(let path): JSONWriter.write(.object(JSONObject([("rename", .string(path))])), indent: 0, pretty: false, into: &out)
-                case .delete(let path): JSONWriter.write(.object(JSONObject([("delete", .string(path))])), indent: 0, pretty: false, into: &out)
+                case .rename(let path): JSONWriter.writeCompact(.object(JSONObject([("rename", .string(path))])), into: &out)
+                case .delete(let path): JSONWriter.writeCompact(.object(JSONObject([("delete", .string(path))])), into: &out)
                 }
                 if out.count >= chunk {
                     try emit(out)

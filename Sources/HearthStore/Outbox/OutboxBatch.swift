@@ -102,7 +102,7 @@ package struct OutboxBatch: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(envelopes.count * 512)
         for e in envelopes {
-            out += JSONWriter.compact(.object(e)).utf8
+            JSONWriter.writeCompact(.object(e), into: &out)
             out.append(0x0A)
         }
         return out
@@ -112,8 +112,7 @@ package struct OutboxBatch: Sendable {
     package static func record(id: String, outcome: String, envelope: OutboxEnvelope? = nil) -> [UInt8] {
         var o = JSONObject([("id", .string(id)), ("outcome", .string(outcome))])
         if let envelope { o["envelope"] = .object(envelope.object) }
-        var bytes: [UInt8] = []
-        JSONWriter.write(.object(o), indent: 0, pretty: false, into: &bytes)
+        var bytes = JSONWriter.compactBytes(.object(o))
         bytes.append(0x0A)
         return bytes
     }

@@ -70,14 +70,14 @@ package enum OutboxStore {
     static func writeEnvelopeLine(_ m: OutboxMessage, job: String, runID: String, createdAt: String, into out: inout [UInt8]) {
         func member(_ key: String, _ value: JSONValue?) {
             out.append(0x2C)
-            JSONWriter.write(.string(key), indent: 0, pretty: false, into: &out)
+            JSONWriter.writeCompact(.string(key), into: &out)
             out.append(0x3A)
-            if let value { JSONWriter.write(value, indent: 0, pretty: false, into: &out) }
+            if let value { JSONWriter.writeCompact(value, into: &out) }
         }
         out.append(0x7B)
-        JSONWriter.write(.string("id"), indent: 0, pretty: false, into: &out)
+        JSONWriter.writeCompact(.string("id"), into: &out)
         out.append(0x3A)
-        JSONWriter.write(.string(m.id), indent: 0, pretty: false, into: &out)
+        JSONWriter.writeCompact(.string(m.id), into: &out)
         member("kind", .string(m.kind.rawValue))
         member("recipient", .string(m.recipient))
         member("title", .string(m.title))
