@@ -539,7 +539,6 @@ package actor SchedulerDaemon: Service {
         let jobConfig = j.config
         let (runner, pinger, clock, logger, data, holder) = (self.runner, self.pinger, self.clock, self.logger, self.data, self.claimHolder)
         let id = active.id
-        logger.info("run starting", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)"])
         emit(.started(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt))
         let task = Task {
             let record = await Self.attempt(
@@ -596,6 +595,8 @@ package actor SchedulerDaemon: Service {
             record.error = "cannot claim the slot: \(error)"
             return record
         }
+        // Logged once the slot is this daemon's: with several daemons, the others stay quiet.
+        logger.info("run starting", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)"])
         if let url = jobConfig.pingURL, let pinger { await pinger.ping(url, .start, job: name) }
         var record: RunRecord
         do {

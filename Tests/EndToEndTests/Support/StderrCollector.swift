@@ -3,6 +3,8 @@ import Testing
 import HearthTestSupport
 
 /// Reads a child's stderr on a background thread so the test can wait for a line.
+///
+/// `@unchecked Sendable`: `buffer` and `ended` are only touched with `lock` held.
 final class StderrCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
@@ -38,6 +40,21 @@ final class StderrCollector: @unchecked Sendable {
             if Date() > deadline {
                 Issue.record("timed out waiting for \"\(needle)\" on stderr:\n\(text)", sourceLocation: sourceLocation)
                 return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The index of the first of `collectors` to print `needle`, waiting up to `timeout`; nil
+    /// (and a recorded issue showing what each printed) when none did.
+    static func first(toPrint needle: String, among collectors: [StderrCollector], timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let i = collectors.firstIndex(where: { $0.text.contains(needle) }) { return i }
+            if Date() > deadline {
+                let printed = collectors.enumerated().map { "[\($0.offset)]\n\($0.element.text)" }.joined(separator: "\n")
+                Issue.record("timed out waiting for \"\(needle)\" on the stderr of any of \(collectors.count) processes:\n\(printed)", sourceLocation: sourceLocation)
+                return nil
             }
             try await Task.sleep(for: .milliseconds(20))
         }
