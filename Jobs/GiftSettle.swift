@@ -18,8 +18,9 @@ public import HearthKit
 /// - A gift whose sender or receiver document is invalid input stays pending, with a warning.
 /// - Events `gift.completed-{id}` and `gift.failed-{id}`.
 ///
-/// Only the users that pending gifts name are read (not the whole collection), so the job
-/// that runs every minute costs a listing of `transactions` plus its pending gifts.
+/// Only the users that pending gifts name are read (not the whole collection), and of
+/// `transactions` only the files that changed since the last run turned them down, so the job
+/// that runs every minute costs a listing and a `stat` of `transactions` plus its pending gifts.
 public struct GiftSettle: Job {
     static let expireAfterParameter = Parameter.duration(
         "expireAfter", default: .seconds(7 * 86_400), help: "a pending gift created longer than this before T fails as expired")
@@ -37,6 +38,8 @@ public struct GiftSettle: Job {
     )
 
     static let notificationType = "gift_received"
+    /// The memo of the transactions that are not pending gifts; rename it when that rule changes.
+    static let pendingGiftsMemo = "pending-gifts-v1"
 
     /// The failure codes, in the order they are checked (docs/jobs/gift-settle.md#failure-codes).
     enum Failure: String, Sendable {
@@ -149,8 +152,10 @@ public struct GiftSettle: Job {
         let S = context.startTime
         let now = Timestamp.json(S)
         // Lenient on type and status: a transaction that is not a pending gift is never this
-        // job's business, whatever its other fields hold.
-        var gifts = try await context.decode("transactions") { d throws(FieldError) -> Gift? in
+        // job's business, whatever its other fields hold. That depends on the document alone,
+        // so the transactions turned down once are not read again while unchanged
+        // (docs/storage/reject-memos.md): the every-minute run stats them instead.
+        var gifts = try await context.decode("transactions", memo: Self.pendingGiftsMemo) { d throws(FieldError) -> Gift? in
             guard d["type"]?.stringValue == "gift", d["status"]?.stringValue == "pending" else { return nil }
             return Gift(d)
         }

@@ -139,7 +139,9 @@ public struct ReportTriage: Job {
 
     public func run(_ context: JobContext) async throws {
         let now = Timestamp.json(context.startTime)
-        var reports = try await context.decode("reports") { d throws(FieldError) -> Report? in
+        // Triaged reports are turned down for their own `triagedAt`: remembered, not read again
+        // while unchanged (docs/storage/reject-memos.md).
+        var reports = try await context.decode("reports", memo: "untriaged-v1") { d throws(FieldError) -> Report? in
             guard d["triagedAt"]?.isNull ?? true else { return nil }
             return Report(d)
         }

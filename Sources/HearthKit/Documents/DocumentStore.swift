@@ -19,6 +19,9 @@ public protocol DocumentStore: Sendable {
     /// The ledger's own names for the entries of `namespace` from hours before `date`'s, which
     /// a run may prune in its commit.
     func ledgerFiles(namespace: String, before date: Date) throws -> [String]
+    /// The memo `name` of `job`'s scans of `collection` (see ``RejectMemo``); nil when the store
+    /// keeps none (the default: every scan reads every document).
+    func rejectMemo(job: String, collection: String, name: String) -> (any RejectMemo)?
 }
 
 extension DocumentStore {
@@ -27,6 +30,7 @@ extension DocumentStore {
     /// A store without a ledger (a test's in-memory store) has no entries.
     public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] { [:] }
     public func ledgerFiles(namespace: String, before date: Date) throws -> [String] { [] }
+    public func rejectMemo(job: String, collection: String, name: String) -> (any RejectMemo)? { nil }
 }
 
 /// The outcome of reading one document.

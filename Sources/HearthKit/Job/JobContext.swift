@@ -85,6 +85,59 @@ public final class JobContext: Sendable {
         return result
     }
 
+    /// Like ``decode(_:_:)``, for a transform that turns documents down (nil) for what they
+    /// hold alone — not for the time, the parameters or other documents (see ``RejectMemo``).
+    /// The documents it turned down on an earlier scan with the same `memo` name, and whose
+    /// files have not changed since, are not read again (docs/storage/reject-memos.md). A real
+    /// run saves what this scan turned down; a dry run only uses the memo. On a store without
+    /// memos every document is read. Only the documents read count as read.
+    ///
+    /// Renaming `memo` (`"pending-gifts-v2"`) forgets what was remembered: do it when the
+    /// transform's rule changes.
+    public func decode<T: Sendable>(
+        _ collection: String, memo name: String, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
+    ) async throws -> [T] {
+        guard let memo = store.rejectMemo(job: jobName, collection: collection, name: name) else {
+            return try await decode(collection, transform)
+        }
+        try Task.checkCancellation()
+        let store = self.store
+        let save = !isDryRun
+        var outcomes = try await BlockingIO.run { () throws(StoreError) -> [DecodeChunk<T>] in
+            let ids = try store.documentIDs(in: collection)
+            var chunks = concurrentChunks(count: ids.count) { range -> [DecodeChunk<T>] in
+                var out = DecodeChunk<T>()
+                for read in memo.read(ArraySlice(DocumentPath.paths(in: collection, ids: ids[range]))) {
+                    switch read {
+                    case .unchanged(let fingerprint): out.rejected.append(fingerprint)
+                    case .read(.document(let doc), let fingerprint):
+                        out.read += 1
+                        do throws(FieldError) {
+                            if let t = try transform(doc) { out.values.append(t) } else if let fingerprint { out.rejected.append(fingerprint) }
+                        } catch {
+                            out.invalid.append((doc.path, error.issue(in: doc.path)))
+                        }
+                    case .read(.invalid(let p, let issue), _):
+                        out.read += 1
+                        out.invalid.append((p, issue))
+                    case .read(.missing, _): break
+                    }
+                }
+                return [out]
+            }
+            if save {
+                memo.save(chunks.flatMap(\.rejected))
+            }
+            for i in chunks.indices { chunks[i].rejected = [] }
+            return chunks
+        }
+        try Task.checkCancellation()
+        let read = outcomes.reduce(0) { $0 + $1.read }
+        let result = try values(of: &outcomes)
+        countRead(read)
+        return result
+    }
+
     /// Like ``decode(_:_:)``, but hands the results to `body` one chunk of `chunkSize`
     /// documents at a time, in id order, so the collection is never in memory whole (a
     /// command job streams its reads this way). `body` runs on a ``BlockingIO`` thread.
@@ -311,4 +364,7 @@ public final class JobContext: Sendable {
 private struct DecodeChunk<T: Sendable>: Sendable {
     var values: [T] = []
     var invalid: [(DocumentPath, DocumentIssue)] = []
+    /// With a memo: what the chunk turned down, and how many documents it read.
+    var rejected: [FileFingerprint] = []
+    var read = 0
 }

@@ -108,7 +108,7 @@ package struct DataDirectory: DocumentStore {
     }
 
     /// A read file as a document, or why it is not one.
-    private static func document(_ path: DocumentPath, bytes: [UInt8], stat st: FileIO.Stat, tooLarge: Bool) -> DocumentRead {
+    static func document(_ path: DocumentPath, bytes: [UInt8], stat st: FileIO.Stat, tooLarge: Bool) -> DocumentRead {
         if !st.isRegular {
             return .invalid(path, DocumentIssue(file: path.relativeFile, message: "not a regular file"))
         }
@@ -176,13 +176,13 @@ package struct DataDirectory: DocumentStore {
     /// documents made glibc's malloc consolidate its free lists every time (2.5% of a steady run).
     private static let readBuffers = Mutex<[UInt]>([])
 
-    private static func takeReadBuffer() -> UnsafeMutableRawBufferPointer {
+    static func takeReadBuffer() -> UnsafeMutableRawBufferPointer {
         let address = readBuffers.withLock { $0.popLast() }
             ?? UInt(bitPattern: UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16))
         return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: readBufferSize)
     }
 
-    private static func returnReadBuffer(_ buffer: UnsafeMutableRawBufferPointer) {
+    static func returnReadBuffer(_ buffer: UnsafeMutableRawBufferPointer) {
         let address = UInt(bitPattern: buffer.baseAddress)
         readBuffers.withLock { $0.append(address) }
     }

@@ -27,13 +27,27 @@ package enum FileIO {
         package var isRegular: Bool
         package var isSymlink: Bool
         package var mode: UInt32
+        package var device: UInt64
+        package var inode: UInt64
+        /// `ctime` in nanoseconds since 1970.
+        package var changeTimeNanoseconds: Int64
     }
 
     static func makeStat(_ st: stat) -> Stat {
         let fmt = st.st_mode & S_IFMT
         return Stat(
             size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec),
-            isDirectory: fmt == S_IFDIR, isRegular: fmt == S_IFREG, isSymlink: fmt == S_IFLNK, mode: UInt32(st.st_mode))
+            isDirectory: fmt == S_IFDIR, isRegular: fmt == S_IFREG, isSymlink: fmt == S_IFLNK, mode: UInt32(st.st_mode),
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+            changeTimeNanoseconds: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+    }
+
+    /// `fstatat` of `name` in the directory open as `directory`, not following a final
+    /// symbolic link; nil when it cannot be stat'ed (missing, or anything else: the caller reads
+    /// the file, which says why).
+    package static func statAt(in directory: Int32, _ name: String) -> Stat? {
+        var st = stat()
+        return fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? makeStat(st) : nil
     }
 
     /// `lstat`: does not follow a final symlink. nil when the path does not exist.
@@ -106,6 +120,21 @@ package enum FileIO {
             let n = read(fd, buffer.baseAddress!, buffer.count)
             if n < 0, errno == EINTR { continue }
             return n >= 0 && n < buffer.count ? n : nil
+        }
+    }
+
+    /// ``readWhole(in:_:into:)`` with the `fstat` of the open file (four system calls), so the
+    /// bytes and the stat describe the same file.
+    package static func readWholeAndStat(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, stat: Stat)? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        if fd < 0 { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        while true {
+            let n = read(fd, buffer.baseAddress!, buffer.count)
+            if n < 0, errno == EINTR { continue }
+            return n >= 0 && n < buffer.count ? (n, makeStat(st)) : nil
         }
     }
 

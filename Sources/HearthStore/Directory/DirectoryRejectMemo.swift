@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+package import HearthKit
+
+/// The data directory's ``RejectMemo`` (docs/storage/reject-memos.md): the fingerprints (inode,
+/// size, `ctime`) of the files a job's scan of a collection turned down, in
+/// `.hearth/memos/<job>/<collection>/<name>.memo`.
+///
+/// A file is skipped only when a `fstatat` finds exactly a remembered fingerprint: any write
+/// to it (in place or by rename), `chmod` or `touch` moves its `ctime` or gives a new inode, and
+/// it is read again. A file is remembered only when its `ctime` is older than the scan by
+/// ``settleNanoseconds``, so a change made after the scan's `fstat` but in the same clock tick
+/// cannot keep the fingerprint the scan saw. The memo also names the collection directory's
+/// device and inode: a memo from another copy of the data is not used.
+///
+/// File format (little-endian): `HEARTHM1`, directory device, directory inode, count, hash of
+/// the records, then `count` records of inode, size and `ctime` (8 bytes each), sorted.
+package struct DirectoryRejectMemo: RejectMemo {
+    static let magic = Array("HEARTHM1".utf8)
+    static let headerSize = 40
+    static let recordSize = 24
+    /// Two seconds: far more than any file system's timestamp granularity (ext4's is one
+    /// kernel tick, 1–10 ms).
+    package static let settleNanoseconds: Int64 = 2_000_000_000
+
+    let data: DataDirectory
+    let collection: String
+    /// The memo's file.
+    package let file: String
+    /// The collection directory as the scan starts; nil when it does not exist.
+    let directory: FileIO.Stat?
+    /// What the last scan remembered, sorted; empty when there was no usable memo.
+    package let remembered: [FileFingerprint]
+    /// Files whose `ctime` is at or after this are not remembered.
+    let rememberBefore: Int64
+
+    /// `now`: the wall clock in nanoseconds since 1970 (the clock `ctime` is set from).
+    package init(data: DataDirectory, job: String, collection: String, name: String, now: Int64) {
+        self.data = data
+        self.collection = collection
+        file = data.stateDirectory + "/memos/" + job + "/" + collection + "/" + name + ".memo"
+        directory = (try? FileIO.statPath(data.collectionDirectory(collection))) ?? nil
+        rememberBefore = now - Self.settleNanoseconds
+        if let directory, let bytes = try? FileIO.readFile(file, limit: 1 << 30)?.bytes {
+            remembered = Self.decode(bytes, directory: directory) ?? []
+        } else {
+            remembered = []
+        }
+    }
+
+    /// The wall clock now, in nanoseconds since 1970.
+    package static func wallClockNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    package func read(_ paths: ArraySlice<DocumentPath>) -> [MemoRead] {
+        guard !paths.isEmpty else { return [] }
+        guard let fd = FileIO.openDirectory(data.collectionDirectory(collection)) else {
+            return paths.map { .read(data.read($0), nil) }
+        }
+        let buffer = DataDirectory.takeReadBuffer()
+        defer {
+            DataDirectory.returnReadBuffer(buffer)
+            close(fd)
+        }
+        var out: [MemoRead] = []
+        out.reserveCapacity(paths.count)
+        for path in paths {
+            precondition(path.collection == collection, "a memo reads only its own collection")
+            let name = path.id + ".json"
+            // A file the memo cannot hold is not stat'ed first: a first scan costs no more than before.
+            if !remembered.isEmpty, let st = FileIO.statAt(in: fd, name), st.isRegular {
+                let fingerprint = Self.fingerprint(st)
+                if contains(fingerprint) {
+                    out.append(.unchanged(fingerprint))
+                    continue
+                }
+            }
+            if let (n, st) = FileIO.readWholeAndStat(in: fd, name, into: buffer), n > 0, st.isRegular {
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
+                if case .object(let object)? = try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self)) {
+                    let version = DocumentVersion(size: n, hash: DocumentVersion.hash(bytes))
+                    out.append(.read(.document(Document(path: path, object: object, version: version)), remember(st)))
+                    continue
+                }
+            }
+            // Larger than the buffer, not a regular file, missing, invalid: read as `read(_:)`
+            // does, and remembered only when it is a document read with its stat.
+            if let (bytes, st, tooLarge) = try? FileIO.readFile(in: fd, name, path: data.filePath(path), limit: DataDirectory.maxDocumentSize) {
+                let read = DataDirectory.document(path, bytes: bytes, stat: st, tooLarge: tooLarge)
+                if case .document = read {
+                    out.append(.read(read, remember(st)))
+                    continue
+                }
+            }
+            out.append(.read(data.read(path), nil))
+        }
+        return out
+    }
+
+    package func save(_ rejected: [FileFingerprint]) {
+        guard let directory else { return }
+        let records = Array(Set(rejected)).sorted()
+        var body: [UInt8] = []
+        body.reserveCapacity(records.count * Self.recordSize)
+        for r in records {
+            Self.append(r.inode, to: &body)
+            Self.append(UInt64(bitPattern: r.size), to: &body)
+            Self.append(UInt64(bitPattern: r.changeTimeNanoseconds), to: &body)
+        }
+        var bytes = Self.magic
+        bytes.reserveCapacity(Self.headerSize + body.count)
+        Self.append(directory.device, to: &bytes)
+        Self.append(directory.inode, to: &bytes)
+        Self.append(UInt64(records.count), to: &bytes)
+        Self.append(DocumentVersion.hash(body), to: &bytes)
+        bytes += body
+        let dir = FileIO.directoryName(file)
+        do {
+            try data.ownership.makeDirectories(dir, within: data.root)
+            // Not fsynced: a memo lost in a crash costs one full scan, and a stale one is still
+            // true of every file it names.
+            try FileIO.writeAtomically(file, bytes, sync: false, ownership: data.ownership.newFileTarget(inDirectory: dir))
+        } catch {
+            // Best effort (see RejectMemo.save).
+        }
+    }
+
+    static func fingerprint(_ st: FileIO.Stat) -> FileFingerprint {
+        FileFingerprint(inode: st.inode, size: Int64(st.size), changeTimeNanoseconds: st.changeTimeNanoseconds)
+    }
+
+    func remember(_ st: FileIO.Stat) -> FileFingerprint? {
+        st.isRegular && st.changeTimeNanoseconds < rememberBefore ? Self.fingerprint(st) : nil
+    }
+
+    func contains(_ f: FileFingerprint) -> Bool {
+        var low = 0
+        var high = remembered.count
+        while low < high {
+            let mid = (low + high) / 2
+            if remembered[mid] < f { low = mid + 1 } else { high = mid }
+        }
+        return low < remembered.count && remembered[low] == f
+    }
+
+    /// The records of a memo file; nil when it is not one, is damaged or belongs to another
+    /// directory than `directory`.
+    static func decode(_ bytes: [UInt8], directory: FileIO.Stat) -> [FileFingerprint]? {
+        guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic else { return nil }
+        return bytes.withUnsafeBytes { raw -> [FileFingerprint]? in
+            func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+            let count = word(24)
+            guard word(8) == directory.device, word(16) == directory.inode,
+                count <= UInt64((bytes.count - headerSize) / recordSize), headerSize + Int(count) * recordSize == bytes.count,
+                DocumentVersion.hash(UnsafeRawBufferPointer(rebasing: raw[headerSize...])) == word(32)
+            else { return nil }
+            var records: [FileFingerprint] = []
+            records.reserveCapacity(Int(count))
+            for i in 0..<Int(count) {
+                let at = headerSize + i * recordSize
+                records.append(FileFingerprint(inode: word(at), size: Int64(bitPattern: word(at + 8)), changeTimeNanoseconds: Int64(bitPattern: word(at + 16))))
+            }
+            return records
+        }
+    }
+
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}
