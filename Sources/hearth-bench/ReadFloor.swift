@@ -22,6 +22,9 @@ extension HearthBench {
         @Option(help: "Reading threads: 1 (default) is the single-thread floor; any other value reads on every core.")
         var threads: Int = 1
 
+        @Flag(help: "Only stat every file (what a scan with a reject memo pays for a file it remembers; docs/storage/reject-memos.md).")
+        var statOnly = false
+
         func run() async throws {
             do {
                 let data = try DataDirectory(root: directory)
@@ -33,8 +36,10 @@ extension HearthBench {
                 }
                 let paths = found
                 let start = ContinuousClock.now
+                let statOnly = self.statOnly
                 let readRange: @Sendable (Range<Int>) -> [Int] = { range in
-                    [range.reduce(0) { sum, i in sum + ((try? FileIO.readFile(paths[i], limit: DataDirectory.maxDocumentSize))??.bytes.count ?? 0) }]
+                    if statOnly { return [range.reduce(0) { sum, i in sum + ((try? FileIO.lstatPath(paths[i]))??.size ?? 0) }] }
+                    return [range.reduce(0) { sum, i in sum + ((try? FileIO.readFile(paths[i], limit: DataDirectory.maxDocumentSize))??.bytes.count ?? 0) }]
                 }
                 let sizes = threads == 1 ? readRange(0..<paths.count) : concurrentChunks(count: paths.count, readRange)
                 let elapsed = ContinuousClock.now - start

@@ -112,6 +112,41 @@ struct GiftSettleSafetyTests {
         for g in ["g1", "g2"] { #expect(s.read("d/transactions/\(g).json")?.contains(#""status": "completed""#) == true) }
     }
 
+    /// The every-minute run at scale (docs/storage/reject-memos.md): a run remembers the
+    /// transactions it turned down; the next one only stats them and reads the files that
+    /// changed — the gift the last run settled (rewritten by it), a completed transaction the
+    /// app made pending again in place, a new gift — and settles the two pending ones.
+    @Test func theNextRunReadsOnlyTheTransactionsThatChanged() async throws {
+        let s = try TempDirectory("hearth-e2e")
+        defer { s.remove() }
+        try s.write("d/users/alice.json", #"{"name": "Alice", "points": 100}"#)
+        try s.write("d/users/bob.json", #"{"name": "Bob", "points": 0}"#)
+        for c in 0..<50 {
+            try s.write("d/transactions/c\(c).json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 1, "status": "completed", "createdAt": "2026-11-17T10:00:00Z"}"#)
+        }
+        try s.write("d/transactions/g1.json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 30, "status": "pending", "createdAt": "2026-11-18T11:00:00Z"}"#)
+        // A memo remembers only files changed more than 2 s before the scan.
+        try await Task.sleep(for: .milliseconds(2100))
+        let data = ["--data", s.path + "/d"]
+        let first = try await HearthProcess.run(["run", "gift-settle", "--now", "2026-11-18T12:00:00Z"] + data)
+        #expect(first.stdout.hasSuffix("Applied: 1 to create, 3 to update, 0 to delete; 0 pushes, 1 webhook.\n"), "\(first.stderr)")
+
+        let c7 = try FileHandle(forWritingTo: URL(fileURLWithPath: s.path + "/d/transactions/c7.json"))
+        try c7.truncate(atOffset: 0)
+        try c7.write(contentsOf: Data(#"{"type": "gift", "fromUserId": "bob", "toUserId": "alice", "amount": 5, "status": "pending", "createdAt": "2026-11-18T12:00:30Z"}"#.utf8))
+        try c7.close()
+        try s.write("d/transactions/g2.json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 1, "status": "pending", "createdAt": "2026-11-18T12:00:40Z"}"#)
+        let second = try await HearthProcess.run(["run", "gift-settle", "--now", "2026-11-18T12:01:00Z"] + data)
+        #expect(second.stdout.hasSuffix("Applied: 2 to create, 4 to update, 0 to delete; 0 pushes, 2 webhooks.\n"), "\(second.stderr)")
+        for t in ["c7", "g2"] { #expect(s.read("d/transactions/\(t).json")?.contains(#""status": "completed""#) == true) }
+
+        let history = try await HearthProcess.run(["history", "gift-settle", "--format", "json"] + data)
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let read = records.map { ($0["counts"] as? [String: Any])?["documentsRead"] as? Int }
+        // Newest first: g1, c7, g2 and the two users; then all 51 transactions and the two users.
+        #expect(read == [5, 53])
+    }
+
     /// The params on the command line: `--param requireFriendship=true` is the rule for this
     /// run; a bad value is a usage error (64) naming the param and what it accepts, before
     /// anything runs.

@@ -56,6 +56,16 @@ struct RejectMemoTests {
         #expect(try FileIO.readSmallFile(dir.path + Self.memoFile)?.count == 40 + 2 * 24)
     }
 
+    @Test func aFileUnderTwoNamesIsRememberedOnceAndSkippedUnderBoth() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = ClockedStore(data: try Self.make(dir), age: 3600)
+        #expect(link(dir.path + "/transactions/b.json", dir.path + "/transactions/b2.json") == 0)
+        #expect(try await Self.pendingIDs(store).read == 4)
+        #expect(try FileIO.readSmallFile(dir.path + Self.memoFile)?.count == 40 + 2 * 24)
+        #expect(try await Self.pendingIDs(store).read == 1)
+    }
+
     @Test func aFileRewrittenInPlaceOrReplacedIsReadAgain() async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

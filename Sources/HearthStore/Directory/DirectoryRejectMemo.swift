@@ -105,7 +105,14 @@ package struct DirectoryRejectMemo: RejectMemo {
 
     package func save(_ rejected: [FileFingerprint]) {
         guard let directory else { return }
-        let records = Array(Set(rejected)).sorted()
+        var records = rejected.sorted()
+        // A file listed under two names (hard links) is one record.
+        var kept = 0
+        for i in records.indices where kept == 0 || records[kept - 1] != records[i] {
+            records[kept] = records[i]
+            kept += 1
+        }
+        records.removeLast(records.count - kept)
         var body: [UInt8] = []
         body.reserveCapacity(records.count * Self.recordSize)
         for r in records {
