@@ -113,20 +113,21 @@ package struct DirectoryRejectMemo: RejectMemo {
             kept += 1
         }
         records.removeLast(records.count - kept)
-        var body: [UInt8] = []
-        body.reserveCapacity(records.count * Self.recordSize)
-        for r in records {
-            Self.append(r.inode, to: &body)
-            Self.append(UInt64(bitPattern: r.size), to: &body)
-            Self.append(UInt64(bitPattern: r.changeTimeNanoseconds), to: &body)
-        }
+        // Header, then the records; the records' hash is filled in last (no second copy).
         var bytes = Self.magic
-        bytes.reserveCapacity(Self.headerSize + body.count)
+        bytes.reserveCapacity(Self.headerSize + records.count * Self.recordSize)
         Self.append(directory.device, to: &bytes)
         Self.append(directory.inode, to: &bytes)
         Self.append(UInt64(records.count), to: &bytes)
-        Self.append(DocumentVersion.hash(body), to: &bytes)
-        bytes += body
+        Self.append(0, to: &bytes)
+        for r in records {
+            Self.append(r.inode, to: &bytes)
+            Self.append(UInt64(bitPattern: r.size), to: &bytes)
+            Self.append(UInt64(bitPattern: r.changeTimeNanoseconds), to: &bytes)
+        }
+        records = []
+        let hash = bytes.withUnsafeBytes { DocumentVersion.hash(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
+        withUnsafeBytes(of: hash.littleEndian) { bytes.replaceSubrange(32..<40, with: $0) }
         let dir = FileIO.directoryName(file)
         do {
             try data.ownership.makeDirectories(dir, within: data.root)
