@@ -13,7 +13,7 @@ public protocol RejectMemo: Sendable {
     func read(_ paths: ArraySlice<DocumentPath>) -> [MemoRead]
     /// Replaces the memo with `rejected`. Best effort: a memo that cannot be written only
     /// costs the next scan a full read.
-    func save(_ rejected: [FileFingerprint])
+    func save(_ rejected: consuming [FileFingerprint])
 }
 
 /// A file's identity and state: inode number, size and change time (`ctime`, which every

@@ -125,10 +125,14 @@ public final class JobContext: Sendable {
                 }
                 return [out]
             }
-            if save {
-                memo.save(chunks.flatMap(\.rejected))
+            // Moved out chunk by chunk, so the fingerprints are in memory once.
+            var rejected: [FileFingerprint] = []
+            rejected.reserveCapacity(chunks.reduce(0) { $0 + $1.rejected.count })
+            for i in chunks.indices {
+                rejected += chunks[i].rejected
+                chunks[i].rejected = []
             }
-            for i in chunks.indices { chunks[i].rejected = [] }
+            if save { memo.save(rejected) }
             return chunks
         }
         try Task.checkCancellation()

@@ -16,12 +16,16 @@ package import HearthKit
 /// cannot keep the fingerprint the scan saw. The memo also names the collection directory's
 /// device and inode: a memo from another copy of the data is not used.
 ///
-/// File format (little-endian): `HEARTHM1`, directory device, directory inode, count, hash of
-/// the records, then `count` records of inode, size and `ctime` (8 bytes each), sorted.
+/// File format (little-endian): `HEARTHM1`, directory device, directory inode, count, checksum
+/// of the records, then `count` records of inode, `ctime` and size (8 bytes each), sorted. The
+/// records are searched where they were read, and written a piece at a time: a million
+/// remembered files cost 24 MB once, not once per copy.
 package struct DirectoryRejectMemo: RejectMemo {
     static let magic = Array("HEARTHM1".utf8)
     static let headerSize = 40
     static let recordSize = 24
+    /// Records per piece of the file, as written and as checksummed (1 MiB or less).
+    static let recordsPerPiece = (1 << 20) / recordSize
     /// Two seconds: far more than any file system's timestamp granularity (ext4's is one
     /// kernel tick, 1–10 ms).
     package static let settleNanoseconds: Int64 = 2_000_000_000
@@ -32,8 +36,10 @@ package struct DirectoryRejectMemo: RejectMemo {
     package let file: String
     /// The collection directory as the scan starts; nil when it does not exist.
     let directory: FileIO.Stat?
-    /// What the last scan remembered, sorted; empty when there was no usable memo.
-    package let remembered: [FileFingerprint]
+    /// The memo file as read (records from ``headerSize``), or empty when there was no usable memo.
+    let bytes: [UInt8]
+    /// How many files the last scan remembered.
+    package let count: Int
     /// Files whose `ctime` is at or after this are not remembered.
     let rememberBefore: Int64
 
@@ -44,10 +50,10 @@ package struct DirectoryRejectMemo: RejectMemo {
         file = data.stateDirectory + "/memos/" + job + "/" + collection + "/" + name + ".memo"
         directory = (try? FileIO.statPath(data.collectionDirectory(collection))) ?? nil
         rememberBefore = now - Self.settleNanoseconds
-        if let directory, let bytes = try? FileIO.readFile(file, limit: 1 << 30)?.bytes {
-            remembered = Self.decode(bytes, directory: directory) ?? []
+        if let directory, let read = try? FileIO.readFile(file, limit: 1 << 30)?.bytes, let n = Self.validCount(read, directory: directory) {
+            (bytes, count) = (read, n)
         } else {
-            remembered = []
+            (bytes, count) = ([], 0)
         }
     }
 
@@ -74,7 +80,7 @@ package struct DirectoryRejectMemo: RejectMemo {
             precondition(path.collection == collection, "a memo reads only its own collection")
             let name = path.id + ".json"
             // A file the memo cannot hold is not stat'ed first: a first scan costs no more than before.
-            if !remembered.isEmpty, let st = FileIO.statAt(in: fd, name), st.isRegular {
+            if count > 0, let st = FileIO.statAt(in: fd, name), st.isRegular {
                 let fingerprint = Self.fingerprint(st)
                 if contains(fingerprint) {
                     out.append(.unchanged(fingerprint))
@@ -103,9 +109,10 @@ package struct DirectoryRejectMemo: RejectMemo {
         return out
     }
 
-    package func save(_ rejected: [FileFingerprint]) {
+    package func save(_ rejected: consuming [FileFingerprint]) {
         guard let directory else { return }
-        var records = rejected.sorted()
+        var records = rejected
+        records.sort()
         // A file listed under two names (hard links) is one record.
         var kept = 0
         for i in records.indices where kept == 0 || records[kept - 1] != records[i] {
@@ -113,27 +120,22 @@ package struct DirectoryRejectMemo: RejectMemo {
             kept += 1
         }
         records.removeLast(records.count - kept)
-        // Header, then the records; the records' hash is filled in last (no second copy).
-        var bytes = Self.magic
-        bytes.reserveCapacity(Self.headerSize + records.count * Self.recordSize)
-        Self.append(directory.device, to: &bytes)
-        Self.append(directory.inode, to: &bytes)
-        Self.append(UInt64(records.count), to: &bytes)
-        Self.append(0, to: &bytes)
-        for r in records {
-            Self.append(r.inode, to: &bytes)
-            Self.append(UInt64(bitPattern: r.size), to: &bytes)
-            Self.append(UInt64(bitPattern: r.changeTimeNanoseconds), to: &bytes)
-        }
-        records = []
-        let hash = bytes.withUnsafeBytes { DocumentVersion.hash(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
-        withUnsafeBytes(of: hash.littleEndian) { bytes.replaceSubrange(32..<40, with: $0) }
         let dir = FileIO.directoryName(file)
         do {
             try data.ownership.makeDirectories(dir, within: data.root)
             // Not fsynced: a memo lost in a crash costs one full scan, and a stale one is still
             // true of every file it names.
-            try FileIO.writeAtomically(file, bytes, sync: false, ownership: data.ownership.newFileTarget(inDirectory: dir))
+            try FileIO.writeAtomically(file, sync: false, ownership: data.ownership.newFileTarget(inDirectory: dir)) { fd, path throws(FileIO.Failure) in
+                var header = Self.magic
+                for word in [directory.device, directory.inode, UInt64(records.count), Self.checksum(records)] { Self.append(word, to: &header) }
+                try FileIO.writeAll(fd, header, path: path)
+                var piece: [UInt8] = []
+                for start in stride(from: 0, to: records.count, by: Self.recordsPerPiece) {
+                    piece.removeAll(keepingCapacity: true)
+                    Self.encode(records[start..<min(records.count, start + Self.recordsPerPiece)], into: &piece)
+                    try FileIO.writeAll(fd, piece, path: path)
+                }
+            }
         } catch {
             // Best effort (see RejectMemo.save).
         }
@@ -147,34 +149,66 @@ package struct DirectoryRejectMemo: RejectMemo {
         st.isRegular && st.changeTimeNanoseconds < rememberBefore ? Self.fingerprint(st) : nil
     }
 
+    /// Whether the sorted records hold `f`: a binary search in the bytes as read.
     func contains(_ f: FileFingerprint) -> Bool {
-        var low = 0
-        var high = remembered.count
-        while low < high {
-            let mid = (low + high) / 2
-            if remembered[mid] < f { low = mid + 1 } else { high = mid }
+        bytes.withUnsafeBytes { raw in
+            func record(_ i: Int) -> FileFingerprint { Self.record(raw, Self.headerSize + i * Self.recordSize) }
+            var low = 0
+            var high = count
+            while low < high {
+                let mid = (low + high) / 2
+                if record(mid) < f { low = mid + 1 } else { high = mid }
+            }
+            return low < count && record(low) == f
         }
-        return low < remembered.count && remembered[low] == f
     }
 
-    /// The records of a memo file; nil when it is not one, is damaged or belongs to another
-    /// directory than `directory`.
-    static func decode(_ bytes: [UInt8], directory: FileIO.Stat) -> [FileFingerprint]? {
+    static func word(_ raw: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    static func record(_ raw: UnsafeRawBufferPointer, _ offset: Int) -> FileFingerprint {
+        FileFingerprint(inode: word(raw, offset), size: Int64(bitPattern: word(raw, offset + 16)), changeTimeNanoseconds: Int64(bitPattern: word(raw, offset + 8)))
+    }
+
+    /// Records in the file's order of fields (inode, `ctime`, size: the sort order).
+    static func encode(_ records: ArraySlice<FileFingerprint>, into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + records.count * recordSize)
+        for r in records {
+            append(r.inode, to: &bytes)
+            append(UInt64(bitPattern: r.changeTimeNanoseconds), to: &bytes)
+            append(UInt64(bitPattern: r.size), to: &bytes)
+        }
+    }
+
+    /// The records' checksum: each piece's ``DocumentVersion/hash(_:)-(UnsafeRawBufferPointer)``, folded.
+    static func checksum(_ records: [FileFingerprint]) -> UInt64 {
+        var piece: [UInt8] = []
+        var sum: UInt64 = 0
+        for start in stride(from: 0, to: records.count, by: recordsPerPiece) {
+            piece.removeAll(keepingCapacity: true)
+            encode(records[start..<min(records.count, start + recordsPerPiece)], into: &piece)
+            sum = fold(sum, DocumentVersion.hash(piece))
+        }
+        return sum
+    }
+
+    static func fold(_ sum: UInt64, _ piece: UInt64) -> UInt64 { (sum ^ piece) &* 0x9E37_79B9_7F4A_7C15 }
+
+    /// The number of records of a memo file; nil when it is not one, is damaged or belongs to
+    /// another directory than `directory`.
+    static func validCount(_ bytes: [UInt8], directory: FileIO.Stat) -> Int? {
         guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic else { return nil }
-        return bytes.withUnsafeBytes { raw -> [FileFingerprint]? in
-            func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-            let count = word(24)
-            guard word(8) == directory.device, word(16) == directory.inode,
-                count <= UInt64((bytes.count - headerSize) / recordSize), headerSize + Int(count) * recordSize == bytes.count,
-                DocumentVersion.hash(UnsafeRawBufferPointer(rebasing: raw[headerSize...])) == word(32)
+        return bytes.withUnsafeBytes { raw -> Int? in
+            let count = word(raw, 24)
+            guard word(raw, 8) == directory.device, word(raw, 16) == directory.inode,
+                count <= UInt64((bytes.count - headerSize) / recordSize), headerSize + Int(count) * recordSize == bytes.count
             else { return nil }
-            var records: [FileFingerprint] = []
-            records.reserveCapacity(Int(count))
-            for i in 0..<Int(count) {
-                let at = headerSize + i * recordSize
-                records.append(FileFingerprint(inode: word(at), size: Int64(bitPattern: word(at + 8)), changeTimeNanoseconds: Int64(bitPattern: word(at + 16))))
+            var sum: UInt64 = 0
+            for start in stride(from: headerSize, to: bytes.count, by: recordsPerPiece * recordSize) {
+                sum = fold(sum, DocumentVersion.hash(UnsafeRawBufferPointer(rebasing: raw[start..<min(bytes.count, start + recordsPerPiece * recordSize)])))
             }
-            return records
+            return sum == word(raw, 32) ? Int(count) : nil
         }
     }
 

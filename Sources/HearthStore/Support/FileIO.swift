@@ -180,7 +180,16 @@ package enum FileIO {
     package static func writeAtomically(
         _ path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool = true, ownership: FileOwnership.Target? = nil
     ) throws(Failure) {
-        let tmp = try writeTemporary(for: path, bytes, mode: mode, sync: sync, ownership: ownership)
+        try writeAtomically(path, mode: mode, sync: sync, ownership: ownership) { fd, tmp throws(Failure) in try writeAll(fd, bytes, path: tmp) }
+    }
+
+    /// ``writeAtomically(_:_:mode:sync:ownership:)`` for a file written a piece at a time:
+    /// `write` gets the temp file's descriptor and path.
+    package static func writeAtomically(
+        _ path: String, mode: UInt32 = 0o640, sync: Bool = true, ownership: FileOwnership.Target? = nil,
+        _ write: (Int32, String) throws(Failure) -> Void
+    ) throws(Failure) {
+        let tmp = try writeTemporary(for: path, mode: mode, sync: sync, ownership: ownership, write)
         guard rename(tmp, path) == 0 else {
             let e = errno
             unlink(tmp)
@@ -194,6 +203,12 @@ package enum FileIO {
     package static func writeTemporary(
         for path: String, _ bytes: [UInt8], mode: UInt32 = 0o640, sync: Bool, ownership: FileOwnership.Target? = nil
     ) throws(Failure) -> String {
+        try writeTemporary(for: path, mode: mode, sync: sync, ownership: ownership) { fd, tmp throws(Failure) in try writeAll(fd, bytes, path: tmp) }
+    }
+
+    private static func writeTemporary(
+        for path: String, mode: UInt32, sync: Bool, ownership: FileOwnership.Target?, _ write: (Int32, String) throws(Failure) -> Void
+    ) throws(Failure) -> String {
         let tmp = temporaryPath(for: path)
         let createMode = ownership.map { $0.mode & 0o777 } ?? mode
         // A fresh file (a temp file left by a crash is removed first), so that its owner and
@@ -206,7 +221,7 @@ package enum FileIO {
         guard fd >= 0 else { throw Failure(path: tmp, operation: "create", errno: errno) }
         defer { close(fd) }
         if let ownership { FileOwnership.apply(ownership, to: fd) }
-        try writeAll(fd, bytes, path: tmp)
+        try write(fd, tmp)
         if sync, fsync(fd) != 0 { throw Failure(path: tmp, operation: "fsync", errno: errno) }
         return tmp
     }
