@@ -77,7 +77,7 @@ package struct DirectoryRejectMemo: RejectMemo {
         var out: [MemoRead] = []
         out.reserveCapacity(paths.count)
         for path in paths {
-            precondition(path.collection == collection, "a memo reads only its own collection")
+            assert(path.collection == collection, "a memo reads only its own collection")
             let name = path.id + ".json"
             // A file the memo cannot hold is not stat'ed first: a first scan costs no more than before.
             if count > 0, let st = FileIO.statAt(in: fd, name), st.isRegular {
