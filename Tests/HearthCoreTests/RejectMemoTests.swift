@@ -52,8 +52,10 @@ struct RejectMemoTests {
         let second = try await Self.pendingIDs(store)
         #expect(second.ids == ["a"])
         #expect(second.read == 1)
-        // 40-byte header, then one 24-byte record per file turned down (b and c).
+        // 40-byte header, then one 24-byte record per file turned down (b and c); 0640, like
+        // Hearth's other state.
         #expect(try FileIO.readSmallFile(dir.path + Self.memoFile)?.count == 40 + 2 * 24)
+        #expect(try FileIO.statPath(dir.path + Self.memoFile).map { $0.mode & 0o777 } == 0o640)
     }
 
     @Test func aFileUnderTwoNamesIsRememberedOnceAndSkippedUnderBoth() async throws {

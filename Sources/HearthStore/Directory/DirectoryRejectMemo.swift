@@ -122,10 +122,11 @@ package struct DirectoryRejectMemo: RejectMemo {
         records.removeLast(records.count - kept)
         let dir = FileIO.directoryName(file)
         do {
-            try data.ownership.makeDirectories(dir, within: data.root)
-            // Not fsynced: a memo lost in a crash costs one full scan, and a stale one is still
-            // true of every file it names.
-            try FileIO.writeAtomically(file, sync: false, ownership: data.ownership.newFileTarget(inDirectory: dir)) { fd, path throws(FileIO.Failure) in
+            // Like Hearth's other state under `.hearth/`: 0640 files, 0750 directories
+            // (docs/data-directory.md). Not fsynced: a memo lost in a crash costs one full scan,
+            // and a stale one is still true of every file it names.
+            try FileIO.makeDirectories(dir, within: data.root)
+            try FileIO.writeAtomically(file, sync: false) { fd, path throws(FileIO.Failure) in
                 var header = Self.magic
                 for word in [directory.device, directory.inode, UInt64(records.count), Self.checksum(records)] { Self.append(word, to: &header) }
                 try FileIO.writeAll(fd, header, path: path)
