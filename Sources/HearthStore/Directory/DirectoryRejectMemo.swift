@@ -122,11 +122,15 @@ package struct DirectoryRejectMemo: RejectMemo {
         records.removeLast(records.count - kept)
         let dir = FileIO.directoryName(file)
         do {
-            // Like Hearth's other state under `.hearth/`: 0640 files, 0750 directories
-            // (docs/data-directory.md). Not fsynced: a memo lost in a crash costs one full scan,
-            // and a stale one is still true of every file it names.
-            try FileIO.makeDirectories(dir, within: data.root)
-            try FileIO.writeAtomically(file, sync: false) { fd, path throws(FileIO.Failure) in
+            // 0640 files and 0750 directories, like Hearth's other state under `.hearth/`
+            // (docs/data-directory.md), with the owner and group of the directory above: a memo
+            // written by root for a data directory the daemon's user owns must stay writable by
+            // that user, or its scans would silently read everything from then on. Not fsynced:
+            // a memo lost in a crash costs one full scan, and a stale one is still true of every
+            // file it names.
+            let state = FileOwnership(fileMode: 0o640, dirMode: 0o750)
+            try state.makeDirectories(dir, within: data.root)
+            try FileIO.writeAtomically(file, sync: false, ownership: state.newFileTarget(inDirectory: dir)) { fd, path throws(FileIO.Failure) in
                 var header = Self.magic
                 for word in [directory.device, directory.inode, UInt64(records.count), Self.checksum(records)] { Self.append(word, to: &header) }
                 try FileIO.writeAll(fd, header, path: path)
