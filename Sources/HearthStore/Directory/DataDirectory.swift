@@ -153,17 +153,22 @@ package struct DataDirectory: DocumentStore {
                 if let fd = directory?.fd { close(fd) }
                 directory = (parent, FileIO.openDirectory(root + "/" + parent.joined(separator: "/")))
             }
-            if let fd = directory?.fd, let n = FileIO.readWhole(in: fd, path.id + ".json", into: buffer), n > 0 {
-                let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
-                let version = DocumentVersion(size: n, hash: DocumentVersion.hash(bytes))
-                if case .object(let object)? = try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self)) {
-                    out.append(.document(Document(path: path, object: object, version: version)))
-                    continue
-                }
+            if let fd = directory?.fd, let n = FileIO.readWhole(in: fd, path.id + ".json", into: buffer),
+                let document = Self.document(path, parsing: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            {
+                out.append(.document(document))
+                continue
             }
             out.append(read(path))
         }
         return out
+    }
+
+    /// The document the bytes of a fast read hold; nil when they are empty or not a JSON object
+    /// (the caller then reads the file through the path that says why).
+    static func document(_ path: DocumentPath, parsing bytes: UnsafeRawBufferPointer) -> Document? {
+        guard !bytes.isEmpty, case .object(let object)? = try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self)) else { return nil }
+        return Document(path: path, object: object, version: DocumentVersion(size: bytes.count, hash: DocumentVersion.hash(bytes)))
     }
 
     /// The buffer ``read(_:)-(ArraySlice<DocumentPath>)`` reads each file into; larger

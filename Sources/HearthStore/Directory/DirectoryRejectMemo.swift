@@ -87,22 +87,19 @@ package struct DirectoryRejectMemo: RejectMemo {
                     continue
                 }
             }
-            if let (n, st) = FileIO.readWholeAndStat(in: fd, name, into: buffer), n > 0, st.isRegular {
-                let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
-                if case .object(let object)? = try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self)) {
-                    let version = DocumentVersion(size: n, hash: DocumentVersion.hash(bytes))
-                    out.append(.read(.document(Document(path: path, object: object, version: version)), remember(st)))
-                    continue
-                }
+            if let (n, st) = FileIO.readWholeAndStat(in: fd, name, into: buffer), st.isRegular,
+                let document = DataDirectory.document(path, parsing: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            {
+                out.append(.read(.document(document), remember(st)))
+                continue
             }
-            // Larger than the buffer, not a regular file, missing, invalid: read as `read(_:)`
-            // does, and remembered only when it is a document read with its stat.
+            // Larger than the buffer, not a regular file, invalid: read with its stat, as
+            // `read(_:)` reads a file that is not a symbolic link (remembered only when it is a
+            // document). Missing, a symbolic link, an error: `read(_:)` itself says what it is.
             if let (bytes, st, tooLarge) = try? FileIO.readFile(in: fd, name, path: data.filePath(path), limit: DataDirectory.maxDocumentSize) {
                 let read = DataDirectory.document(path, bytes: bytes, stat: st, tooLarge: tooLarge)
-                if case .document = read {
-                    out.append(.read(read, remember(st)))
-                    continue
-                }
+                if case .document = read { out.append(.read(read, remember(st))) } else { out.append(.read(read, nil)) }
+                continue
             }
             out.append(.read(data.read(path), nil))
         }
@@ -131,15 +128,20 @@ package struct DirectoryRejectMemo: RejectMemo {
             let state = FileOwnership(fileMode: 0o640, dirMode: 0o750)
             try state.makeDirectories(dir, within: data.root)
             try FileIO.writeAtomically(file, sync: false, ownership: state.newFileTarget(inDirectory: dir)) { fd, path throws(FileIO.Failure) in
+                // The header's checksum is filled in once every piece is written and summed.
                 var header = Self.magic
-                for word in [directory.device, directory.inode, UInt64(records.count), Self.checksum(records)] { Self.append(word, to: &header) }
+                for word in [directory.device, directory.inode, UInt64(records.count), 0] { Self.append(word, to: &header) }
                 try FileIO.writeAll(fd, header, path: path)
                 var piece: [UInt8] = []
+                var sum: UInt64 = 0
                 for start in stride(from: 0, to: records.count, by: Self.recordsPerPiece) {
                     piece.removeAll(keepingCapacity: true)
                     Self.encode(records[start..<min(records.count, start + Self.recordsPerPiece)], into: &piece)
+                    sum = Self.fold(sum, DocumentVersion.hash(piece))
                     try FileIO.writeAll(fd, piece, path: path)
                 }
+                var word = sum.littleEndian
+                guard pwrite(fd, &word, 8, 32) == 8 else { throw FileIO.Failure(path: path, operation: "write", errno: errno) }
             }
         } catch {
             // Best effort (see RejectMemo.save).
@@ -187,17 +189,6 @@ package struct DirectoryRejectMemo: RejectMemo {
     }
 
     /// The records' checksum: each piece's ``DocumentVersion/hash(_:)-(UnsafeRawBufferPointer)``, folded.
-    static func checksum(_ records: [FileFingerprint]) -> UInt64 {
-        var piece: [UInt8] = []
-        var sum: UInt64 = 0
-        for start in stride(from: 0, to: records.count, by: recordsPerPiece) {
-            piece.removeAll(keepingCapacity: true)
-            encode(records[start..<min(records.count, start + recordsPerPiece)], into: &piece)
-            sum = fold(sum, DocumentVersion.hash(piece))
-        }
-        return sum
-    }
-
     static func fold(_ sum: UInt64, _ piece: UInt64) -> UInt64 { (sum ^ piece) &* 0x9E37_79B9_7F4A_7C15 }
 
     /// The number of records of a memo file; nil when it is not one, is damaged or belongs to

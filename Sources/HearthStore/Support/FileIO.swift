@@ -113,28 +113,25 @@ package enum FileIO {
     /// from a device: the caller takes the slow path for anything that is not a valid document
     /// (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
     package static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
-        if fd < 0 { return nil }
-        defer { close(fd) }
-        while true {
-            let n = read(fd, buffer.baseAddress!, buffer.count)
-            if n < 0, errno == EINTR { continue }
-            return n >= 0 && n < buffer.count ? n : nil
-        }
+        readWhole(in: directory, name, into: buffer, stat: nil)
     }
 
     /// ``readWhole(in:_:into:)`` with the `fstat` of the open file (four system calls), so the
     /// bytes and the stat describe the same file.
     package static func readWholeAndStat(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, stat: Stat)? {
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        var st = stat()
+        return readWhole(in: directory, name, into: buffer, stat: &st).map { ($0, makeStat(st)) }
+    }
+
+    private static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer, stat st: UnsafeMutablePointer<stat>?) -> Int? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
         if fd < 0 { return nil }
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
+        if let st, fstat(fd, st) != 0 { return nil }
         while true {
             let n = read(fd, buffer.baseAddress!, buffer.count)
             if n < 0, errno == EINTR { continue }
-            return n >= 0 && n < buffer.count ? (n, makeStat(st)) : nil
+            return n >= 0 && n < buffer.count ? n : nil
         }
     }
 
