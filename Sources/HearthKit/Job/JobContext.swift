@@ -110,17 +110,7 @@ public final class JobContext: Sendable {
                 for read in memo.read(ArraySlice(DocumentPath.paths(in: collection, ids: ids[range]))) {
                     switch read {
                     case .unchanged(let fingerprint): out.rejected.append(fingerprint)
-                    case .read(.document(let doc), let fingerprint):
-                        out.read += 1
-                        do throws(FieldError) {
-                            if let t = try transform(doc) { out.values.append(t) } else if let fingerprint { out.rejected.append(fingerprint) }
-                        } catch {
-                            out.invalid.append((doc.path, error.issue(in: doc.path)))
-                        }
-                    case .read(.invalid(let p, let issue), _):
-                        out.read += 1
-                        out.invalid.append((p, issue))
-                    case .read(.missing, _): break
+                    case .read(let read, let fingerprint): out.take(read, fingerprint: fingerprint, transform)
                     }
                 }
                 return [out]
@@ -233,18 +223,7 @@ public final class JobContext: Sendable {
     ) -> [DecodeChunk<T>] {
         concurrentChunks(count: count) { range in
             var out = DecodeChunk<T>()
-            for read in store.read(paths(range)) {
-                switch read {
-                case .document(let doc):
-                    do throws(FieldError) {
-                        if let t = try transform(doc) { out.values.append(t) }
-                    } catch {
-                        out.invalid.append((doc.path, error.issue(in: doc.path)))
-                    }
-                case .invalid(let p, let issue): out.invalid.append((p, issue))
-                case .missing: break
-                }
-            }
+            for read in store.read(paths(range)) { out.take(read, fingerprint: nil, transform) }
             return [out]
         }
     }
@@ -371,4 +350,22 @@ private struct DecodeChunk<T: Sendable>: Sendable {
     /// With a memo: what the chunk turned down, and how many documents it read.
     var rejected: [FileFingerprint] = []
     var read = 0
+
+    /// One read: a document's value, or its issue; with `fingerprint`, a document the
+    /// transform turns down is remembered.
+    mutating func take(_ read: DocumentRead, fingerprint: FileFingerprint?, _ transform: (Document) throws(FieldError) -> T?) {
+        switch read {
+        case .document(let doc):
+            self.read += 1
+            do throws(FieldError) {
+                if let t = try transform(doc) { values.append(t) } else if let fingerprint { rejected.append(fingerprint) }
+            } catch {
+                invalid.append((doc.path, error.issue(in: doc.path)))
+            }
+        case .invalid(let p, let issue):
+            self.read += 1
+            invalid.append((p, issue))
+        case .missing: break
+        }
+    }
 }
