@@ -35,14 +35,7 @@ final class StderrCollector: @unchecked Sendable {
     }
 
     func waitFor(_ needle: String, timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !text.contains(needle) {
-            if Date() > deadline {
-                Issue.record("timed out waiting for \"\(needle)\" on stderr:\n\(text)", sourceLocation: sourceLocation)
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await Self.first(toPrint: needle, among: [self], timeout: timeout, sourceLocation: sourceLocation)
     }
 
     /// The index of the first of `collectors` to print `needle`, waiting up to `timeout`; nil
@@ -52,8 +45,10 @@ final class StderrCollector: @unchecked Sendable {
         while true {
             if let i = collectors.firstIndex(where: { $0.text.contains(needle) }) { return i }
             if Date() > deadline {
-                let printed = collectors.enumerated().map { "[\($0.offset)]\n\($0.element.text)" }.joined(separator: "\n")
-                Issue.record("timed out waiting for \"\(needle)\" on the stderr of any of \(collectors.count) processes:\n\(printed)", sourceLocation: sourceLocation)
+                let printed = collectors.count == 1
+                    ? "on stderr:\n\(collectors[0].text)"
+                    : "on the stderr of any of \(collectors.count) processes:\n" + collectors.enumerated().map { "[\($0.offset)]\n\($0.element.text)" }.joined(separator: "\n")
+                Issue.record("timed out waiting for \"\(needle)\" \(printed)", sourceLocation: sourceLocation)
                 return nil
             }
             try await Task.sleep(for: .milliseconds(20))
