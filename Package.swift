@@ -127,7 +127,7 @@ let package = Package(
         ),
         .target(
             name: "HearthTestSupport",
-            dependencies: ["HearthKit", "HearthStore", "HearthPostgres", "HearthHost"],
+            dependencies: ["CSpawn", "HearthKit", "HearthStore", "HearthPostgres", "HearthHost"],
             path: "Tests/HearthTestSupport",
             swiftSettings: upcoming
         ),

@@ -23,6 +23,9 @@ int hearth_spawn(pid_t *pid, const char *path, char *const argv[], char *const e
         return rc;
     }
     for (int i = 0; i < 3 && rc == 0; i++) rc = posix_spawn_file_actions_adddup2(&actions, child_fds[i], i);
+    // Whatever else is open in Hearth, or was inherited by it without close-on-exec (a
+    // launcher's descriptor, another library's socket), stays out of the child (glibc 2.34+).
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     if (rc == 0) rc = posix_spawn_file_actions_addchdir_np(&actions, directory);
     sigset_t none, defaults;
     sigemptyset(&none);

@@ -197,6 +197,25 @@ struct FunctionJobTests {
         #expect(!r.stderr.contains("hunter2") && !r.stdout.contains("hunter2"))
     }
 
+    @Test func theFunctionInheritsNoDescriptorButItsThreePipes() async throws {
+        let s = try TempDirectory("hearth-fn")
+        defer { s.remove() }
+        try Self.prepare(s)
+        try Self.addFunction(s, "fds", """
+            import sys, json, os
+            sys.stdin.read()
+            fds = sorted(int(f) for f in os.listdir("/proc/self/fd"))
+            print(json.dumps({"op": "warn", "message": "fds " + " ".join(map(str, fds))}))
+            """)
+        // hearth itself inherits descriptor 7 without close-on-exec, as from a launcher's shell.
+        let r = try await HearthProcess.run(
+            ["plan", "fds", "--config", "hearth.toml", "--now", Self.now], in: s.path,
+            launcher: ["/bin/sh", "-c", #"exec 7</dev/null; exec "$0" "$@""#])
+        #expect(r.status == 0, "\(r.stderr)")
+        // 0, 1, 2 and the one listdir opened to read the list.
+        #expect(r.stderr.contains("warning: fds 0 1 2 3\n"), "\(r.stderr)")
+    }
+
     @Test func aPushAndAnEventQueuedByAFunctionAreDeliveredThroughTheOutbox() async throws {
         let s = try TempDirectory("hearth-fn")
         defer { s.remove() }

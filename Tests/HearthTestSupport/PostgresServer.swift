@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import HearthKit
 import HearthPostgres
@@ -106,26 +107,30 @@ public final class PostgresServer: Sendable {
     }
 
     /// Runs a command to completion; its exit status and combined output (through a file:
-    /// the server `pg_ctl` starts inherits its output and would hold a pipe open). Spawned and
-    /// reaped with `posix_spawn`/`waitpid` directly.
+    /// the server `pg_ctl` starts inherits its output and would hold a pipe open). Spawned with
+    /// the product's `hearth_spawn` (no descriptor but 0, 1 and 2 reaches the child) and
+    /// reaped with `waitpid` directly. The server outlives the command: had it inherited the
+    /// socket pair Foundation's `Process` watches for another child's exit, waiting for that
+    /// child would never end.
     static func shell(_ arguments: [String]) -> (status: Int32, output: String) {
         let log = NSTemporaryDirectory() + "/hearth-pg-command-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(log) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer {
+            if input >= 0 { close(input) }
+            if output >= 0 { close(output) }
+        }
+        guard input >= 0, output >= 0 else { return (127, "\(log): \(String(cString: strerror(errno)))") }
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        let rc = hearth_spawn(&pid, arguments[0], argv, environ, FileManager.default.currentDirectoryPath, [input, output, output])
         guard rc == 0 else { return (127, "\(arguments[0]): \(String(cString: strerror(rc)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         let exited = status & 0x7f == 0
-        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output)
+        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
     }
 }

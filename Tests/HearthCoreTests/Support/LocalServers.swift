@@ -31,13 +31,17 @@ enum LocalServers {
         return nil
     }
 
-    /// Kills `process` with SIGKILL and waits for it. Not SIGTERM: a child started from a
-    /// Swift concurrency thread inherits that thread's signal mask, in which SIGTERM is blocked.
+    /// Kills `process` with SIGKILL and waits for it, up to 10 s. Not SIGTERM: a child started
+    /// from a Swift concurrency thread inherits that thread's signal mask, in which SIGTERM is
+    /// blocked. Not `waitUntilExit()`: Foundation notices the exit only once every copy of a
+    /// socket the child inherited is closed, so a process that got a copy too (a server another
+    /// spawn started at the same moment) makes it spin until that one ends.
     static func kill(_ process: Process) {
         if process.isRunning {
             _ = Glibc.kill(process.processIdentifier, SIGKILL)
         }
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
     }
 
     /// Whether `python3` can import every module in `modules`.
