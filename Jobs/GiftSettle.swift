@@ -219,9 +219,12 @@ public struct GiftSettle: Job {
                 outcomes.append((i, .completed(fromName: sender.name, toName: receiver.name, fromUsername: sender.username, toUsername: receiver.username)))
             }
         }
-        try await context.reread(outcomes.map { gifts[$0.gift].document }) { i, document in
-            let (gift, outcome) = outcomes[i]
-            guard let document else { throw DocumentChangedError(path: gifts[gift].document.path) }
+        // Each transaction and user is written once, so the writes run on all cores.
+        let settled = outcomes
+        let giftDocuments = gifts.map(\.document)
+        try await context.rereadConcurrently(settled.map { giftDocuments[$0.gift] }) { i, document in
+            let (gift, outcome) = settled[i]
+            guard let document else { throw DocumentChangedError(path: giftDocuments[gift].path) }
             context.update(document) { o in
                 switch outcome {
                 case .failed(let failure):
@@ -242,7 +245,7 @@ public struct GiftSettle: Job {
         // Each user once, with the figures the last gift left (only fields that changed; a
         // missing field is written, since it moved from its default).
         let written = changed.sorted().compactMap { accounts[$0] }
-        try await context.reread(written.map(\.document)) { i, document in
+        try await context.rereadConcurrently(written.map(\.document)) { i, document in
             let a = written[i]
             guard let document else { throw DocumentChangedError(path: a.document.path) }
             context.update(document) { o in

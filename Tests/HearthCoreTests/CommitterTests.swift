@@ -99,6 +99,83 @@ struct CommitterTests {
         #expect(Committer.lanes(of: paths) == [[0, 2, 5], [1, 4], [7], [3], [6]])
     }
 
+    @Test func lanesRunEveryIndexOnceAndGiveResultsLaneByLaneInOrder() {
+        let lanes = [[0, 2, 5, 6, 8, 9, 11], [1, 4], [3, 7, 10]]
+        for share in [false, true] {
+            let out = concurrentLanes(lanes, chunkSize: 2, share: share) { chunk in chunk.map { $0 * 10 } }
+            #expect(out == [0, 20, 50, 60, 80, 90, 110, 10, 40, 30, 70, 100])
+        }
+        #expect(concurrentLanes([[Int]](), share: false) { $0.map { $0 } }.isEmpty)
+    }
+
+    @Test func withoutSharingALaneNeverRunsTwoChunksAtOnce() {
+        // Three lanes of small chunks that take a while each: two threads keep to separate lanes.
+        let lanes = [Array(0..<40), Array(40..<70), Array(70..<100)]
+        let running = Mutex((now: [0, 0, 0], most: [0, 0, 0], order: [[Int]](repeating: [], count: 3)))
+        let seen = concurrentLanes(lanes, chunkSize: 5, share: false) { chunk -> [Int] in
+            let lane = chunk.first! < 40 ? 0 : chunk.first! < 70 ? 1 : 2
+            running.withLock { r in
+                r.now[lane] += 1
+                r.most[lane] = max(r.most[lane], r.now[lane])
+                r.order[lane] += chunk
+            }
+            usleep(2000)
+            running.withLock { $0.now[lane] -= 1 }
+            return Array(chunk)
+        }
+        #expect(seen == Array(0..<100))
+        running.withLock { r in
+            #expect(r.most == [1, 1, 1])
+            #expect(r.order == lanes)  // chunks of a lane ran in order
+        }
+    }
+
+    @Test func aConcurrentRereadHandsEachKeptDocumentOnceWithItsFirstVersion() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        for i in 0..<600 { try dir.write("users/u\(i).json", #"{"points": \#(i)}"#) }
+        let data = try DataDirectory(root: dir.path)
+        let ctx = JobContext(jobName: "t", logicalTime: Date(), startTime: Date(), timeZone: .gmt, parameters: JobParameters(), store: data, policy: .skip)
+        let kept = try (0..<600).map { i in
+            let d = try #require(try ctx.document(try DocumentPath("users", "u\(i)")))
+            return Document(path: d.path, object: JSONObject(), version: d.version)
+        }
+        try dir.write("users/u7.json", #"{"points": 7000}"#)
+        try FileManager.default.removeItem(atPath: dir.path + "/users/u9.json")
+        let handed = Mutex([Int: JSONValue?]())
+        try await ctx.rereadConcurrently(kept, chunkSize: 256) { i, document in
+            handed.withLock { $0[i] = document?["points"] }
+            if let document {
+                #expect(document.version == kept[i].version)
+                ctx.update(document) { $0["points"] = .int(1) }
+            }
+        }
+        handed.withLock { h in
+            #expect(h.count == 600)
+            #expect(h[7] == .some(.int(7000)))
+            #expect(h[9] == .some(nil))
+            #expect(h[8] == .some(.int(8)))
+        }
+        // u1 already had 1 point; u9 is gone; the rest are updates, whatever order they came in.
+        #expect(ctx.changeset.entries.count == 598)
+        #expect(try Committer(data: data).conflicts(in: ctx.changeset).map(\.description) == ["users/u7"])
+    }
+
+    @Test func aConcurrentRereadRethrowsTheFirstErrorByIndex() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        for i in 0..<300 { try dir.write("users/u\(i).json", "{}") }
+        let data = try DataDirectory(root: dir.path)
+        let ctx = JobContext(jobName: "t", logicalTime: Date(), startTime: Date(), timeZone: .gmt, parameters: JobParameters(), store: data, policy: .skip)
+        let kept = try (0..<300).map { i in try #require(try ctx.document(try DocumentPath("users", "u\(i)"))) }
+        struct Stop: Error, Equatable { let index: Int }
+        await #expect(throws: Stop(index: 40)) {
+            try await ctx.rereadConcurrently(kept) { i, _ in
+                if i == 40 || i == 290 { throw Stop(index: i) }
+            }
+        }
+    }
+
     @Test func recoveryRedoesACommittedJournalAndDiscardsAPendingOne() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

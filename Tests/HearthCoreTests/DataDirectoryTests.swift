@@ -57,6 +57,29 @@ struct DataDirectoryTests {
         ])
     }
 
+    @Test func aBatchReadTellsPresentAbsentAndInvalidDocumentsApart() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        try dir.write("notifications/a.json", #"{"n": 1}"#)
+        try dir.write("notifications/bad.json", "{")
+        try FileManager.default.createDirectory(atPath: dir.path + "/notifications/dir.json", withIntermediateDirectories: true)
+        let data = try DataDirectory(root: dir.path)
+        let paths = try ["a", "absent", "bad", "dir"].map { try DocumentPath("notifications", $0) }
+        let reads = data.read(ArraySlice(paths)).map { read -> String in
+            switch read {
+            case .document(let d): "document \(d.id)"
+            case .missing(let p): "missing \(p.id)"
+            case .invalid(_, let issue): "invalid \(issue.description)"
+            }
+        }
+        #expect(reads[0] == "document a")
+        #expect(reads[1] == "missing absent")
+        #expect(reads[2].hasPrefix("invalid notifications/bad.json: "))
+        #expect(reads[3].hasPrefix("invalid notifications/dir.json: cannot read: "))  // a directory (EISDIR), not an absent document
+        // The same outcomes one path at a time.
+        #expect(paths.map { data.read($0) }.map { if case .missing = $0 { true } else { false } } == [false, true, false, false])
+    }
+
     @Test func aSymlinkOutOfTheDataDirectoryIsNeverFollowed() throws {
         let dir = try TempDirectory()
         let outside = try TempDirectory()

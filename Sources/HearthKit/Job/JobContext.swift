@@ -214,6 +214,42 @@ public final class JobContext: Sendable {
         }
     }
 
+    /// Like ``reread(_:chunkSize:_:)``, with `body` run on every core at once, where each
+    /// document is read: for a job whose body only writes the document it is handed (each one
+    /// once), so that encoding the new documents is spread over the cores like reading them.
+    /// The documents reach `body` in no particular order; the changeset (and so the plan and
+    /// the commit) is the same as with ``reread(_:chunkSize:_:)``, since the plan orders its
+    /// entries by path. The first error `body` throws, by index, is rethrown once the chunk is done.
+    public func rereadConcurrently(
+        _ kept: [Document], chunkSize: Int = 4096, _ body: @escaping @Sendable (_ index: Int, _ document: Document?) throws -> Void
+    ) async throws {
+        let store = self.store
+        for start in stride(from: 0, to: kept.count, by: max(1, chunkSize)) {
+            try Task.checkCancellation()
+            let part = kept[start..<min(kept.count, start + chunkSize)]
+            let failures = await BlockingIO.run {
+                concurrentChunks(count: part.count, chunkSize: 256) { range -> [(Int, any Error)] in
+                    let indices = range.map { part.startIndex + $0 }
+                    var failed: [(Int, any Error)] = []
+                    for (index, read) in zip(indices, store.read(ArraySlice(indices.map { kept[$0].path }))) {
+                        do {
+                            guard case .document(let d) = read else {
+                                try body(index, nil)
+                                continue
+                            }
+                            try body(index, Document(path: kept[index].path, object: d.object, version: kept[index].version))
+                        } catch {
+                            failed.append((index, error))
+                            break
+                        }
+                    }
+                    return failed
+                }
+            }
+            if let (_, error) = failures.min(by: { $0.0 < $1.0 }) { throw error }
+        }
+    }
+
     /// Reads and transforms `count` documents on all cores, in chunks, keeping only the
     /// outcomes; `paths` gives the paths of a chunk's range, so that a collection's are made a
     /// chunk at a time (``DocumentPath/paths(in:ids:)``).
@@ -269,9 +305,18 @@ public final class JobContext: Sendable {
     public func update(_ document: Document, to object: JSONObject) {
         if object.sameContent(as: document.object) { return }
         let object = object.keepingNumberText(of: document.object)
+        // A first write to the path is encoded and diffed outside the lock, so that jobs
+        // writing from several threads (``rereadConcurrently(_:chunkSize:_:)``) do that work in
+        // parallel; a later one merges with the earlier entry under the lock.
+        let first = state.withLock { $0.changeset.entry(for: document.path) == nil }
+        let entry = first ? Changeset.Entry(path: document.path, action: .update, before: document.object, after: object, expected: document.version) : nil
         state.withLock { s in
             guard !s.invalidPaths.contains(document.path) else { return }
-            s.changeset.put(path: document.path, action: .update, before: document.object, after: object, expected: document.version)
+            if let entry, s.changeset.entry(for: document.path) == nil {
+                s.changeset.put(entry)
+            } else {
+                s.changeset.put(path: document.path, action: .update, before: document.object, after: object, expected: document.version)
+            }
         }
     }
 

@@ -203,8 +203,10 @@ package struct Committer: Sendable {
         }
         let items = writes
         let newFile = newFileTargets
-        let failures = concurrentChunks(count: items.count, chunkSize: 128) { range in
-            range.compactMap { i -> FileIO.Failure? in
+        // On all cores, each thread in its own directory while more than one has files left
+        // (``concurrentLanes(_:chunkSize:share:_:)``); two share one directory at the end.
+        let failures = concurrentLanes(Self.lanes(of: items.map(\.path)), share: true) { chunk in
+            chunk.compactMap { i -> FileIO.Failure? in
                 let path = root + "/" + items[i].path
                 let bytes: [UInt8]
                 var target: FileOwnership.Target?
@@ -280,27 +282,23 @@ package struct Committer: Sendable {
         let ledger = journal.staged.filter { $0.path.hasPrefix(".hearth/ledger/") }
         let rest = journal.staged.filter { !$0.path.hasPrefix(".hearth/ledger/") }
         for steps in [ledger, rest] where !steps.isEmpty {
-            // One thread per directory, directories in parallel (largest first): a rename or
-            // unlink holds its directory's lock throughout, so a second thread in the same
-            // directory only spins waiting for it (docs/performance.md, "Renames: one thread
-            // per directory"). Temp files are still written on all cores: their bytes are
-            // copied outside the lock, and one thread per directory took longer.
-            let lanes = Self.lanes(of: steps.map(\.path))
-            let failures = concurrentChunks(count: lanes.count, chunkSize: 1) { range in
-                range.flatMap { lane in
-                    lanes[lane].compactMap { i -> FileIO.Failure? in
-                        defer { FaultInjection.commitStep() }
-                        let path = root + "/" + steps[i].path
-                        switch steps[i] {
-                        case .delete:
-                            do throws(FileIO.Failure) { try FileIO.remove(path) } catch { return error }
-                        case .rename:
-                            if rename(FileIO.temporaryPath(for: path), path) != 0, errno != ENOENT {
-                                return FileIO.Failure(path: path, operation: "rename", errno: errno)
-                            }
+            // Never two threads in one directory: a rename or unlink holds its directory's lock
+            // throughout, so a second thread there only spins waiting for it (docs/performance.md,
+            // "Renames: one thread per directory"). Directories in parallel, a chunk at a time,
+            // so that two threads share out three directories evenly; in order within each.
+            let failures = concurrentLanes(Self.lanes(of: steps.map(\.path)), share: false) { chunk in
+                chunk.compactMap { i -> FileIO.Failure? in
+                    defer { FaultInjection.commitStep() }
+                    let path = root + "/" + steps[i].path
+                    switch steps[i] {
+                    case .delete:
+                        do throws(FileIO.Failure) { try FileIO.remove(path) } catch { return error }
+                    case .rename:
+                        if rename(FileIO.temporaryPath(for: path), path) != 0, errno != ENOENT {
+                            return FileIO.Failure(path: path, operation: "rename", errno: errno)
                         }
-                        return nil
                     }
+                    return nil
                 }
             }
             if let failure = failures.first { throw failure }

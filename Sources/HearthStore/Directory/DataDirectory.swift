@@ -135,7 +135,7 @@ package struct DataDirectory: DocumentStore {
     /// collection's directory (opened once per run of paths in the same collection) instead of
     /// by its full path, and reading it with ``FileIO/readWhole(in:_:into:)`` into one buffer
     /// reused for every file: `openat`, `read`, `close`, no `fstat`, and the bytes parsed where
-    /// they were read. Anything but a valid document read that way — a missing file, a symbolic
+    /// they were read; an absent file costs the one failed `openat`. Anything else — a symbolic
     /// link, a file larger than the buffer, invalid JSON, an error — is read again through
     /// ``read(_:)``, so the outcome and its message are always those of ``read(_:)``.
     package func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead] {
@@ -153,11 +153,19 @@ package struct DataDirectory: DocumentStore {
                 if let fd = directory?.fd { close(fd) }
                 directory = (parent, FileIO.openDirectory(root + "/" + parent.joined(separator: "/")))
             }
-            if let fd = directory?.fd, let n = FileIO.readWhole(in: fd, path.id + ".json", into: buffer),
-                let document = Self.document(path, parsing: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-            {
-                out.append(.document(document))
-                continue
+            if let fd = directory?.fd {
+                switch FileIO.readWhole(in: fd, path.id + ".json", into: buffer) {
+                case .bytes(let n):
+                    if let document = Self.document(path, parsing: UnsafeRawBufferPointer(rebasing: buffer[..<n])) {
+                        out.append(.document(document))
+                        continue
+                    }
+                case .missing:
+                    // What ``read(_:)`` says of a name that does not exist, one system call sooner.
+                    out.append(.missing(path))
+                    continue
+                case .other: break
+                }
             }
             out.append(read(path))
         }

@@ -104,15 +104,26 @@ package enum FileIO {
         return try readOpened(fd, path: path(), limit: limit)
     }
 
+    /// What ``readWhole(in:_:into:)`` found.
+    package enum WholeRead: Equatable {
+        /// The file's bytes, this many at the start of the buffer.
+        case bytes(Int)
+        /// No file of that name (`openat` said `ENOENT`): the document is absent.
+        case missing
+        /// Anything else: the caller reads the file through ``readFile(in:_:path:limit:)``.
+        case other
+    }
+
     /// The whole of the file `name` in the directory open as `directory`, read into `buffer`
     /// with three system calls (`openat`, one `read`, `close`): no `fstat`. The number of bytes
     /// when the file fits in `buffer` with room to spare (a `read` shorter than asked is the end
-    /// of a regular file); nil when it does not fit, is missing, is a symbolic link, cannot be
-    /// read (a directory: `EISDIR`) or anything else goes wrong — the caller then reads it
-    /// through ``readFile(in:_:path:limit:)``, which says why. It does not tell a regular file
-    /// from a device: the caller takes the slow path for anything that is not a valid document
-    /// (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
-    package static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    /// of a regular file); `.missing` when no such name exists (one failed `openat`, so asking
+    /// for absent documents costs one system call each); `.other` when it does not fit, is a
+    /// symbolic link, cannot be read (a directory: `EISDIR`) or anything else goes wrong — the
+    /// caller then reads it through ``readFile(in:_:path:limit:)``, which says why. It does not
+    /// tell a regular file from a device: the caller takes the slow path for anything that is
+    /// not a valid document (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
+    package static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> WholeRead {
         readWhole(in: directory, name, into: buffer, stat: nil)
     }
 
@@ -120,18 +131,19 @@ package enum FileIO {
     /// bytes and the stat describe the same file.
     package static func readWholeAndStat(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, stat: Stat)? {
         var st = stat()
-        return readWhole(in: directory, name, into: buffer, stat: &st).map { ($0, makeStat(st)) }
+        guard case .bytes(let n) = readWhole(in: directory, name, into: buffer, stat: &st) else { return nil }
+        return (n, makeStat(st))
     }
 
-    private static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer, stat st: UnsafeMutablePointer<stat>?) -> Int? {
+    private static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer, stat st: UnsafeMutablePointer<stat>?) -> WholeRead {
         let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
-        if fd < 0 { return nil }
+        if fd < 0 { return errno == ENOENT ? .missing : .other }
         defer { close(fd) }
-        if let st, fstat(fd, st) != 0 { return nil }
+        if let st, fstat(fd, st) != 0 { return .other }
         while true {
             let n = read(fd, buffer.baseAddress!, buffer.count)
             if n < 0, errno == EINTR { continue }
-            return n >= 0 && n < buffer.count ? n : nil
+            return n >= 0 && n < buffer.count ? .bytes(n) : .other
         }
     }
 
