@@ -30,8 +30,8 @@ public func concurrentChunks<T: Sendable>(count: Int, chunkSize: Int = 512, _ bo
 /// cores, `chunkSize` indices at a time, keeping threads in different lanes while more than one
 /// lane has work: a thread takes its next chunk from the free lane with the most work left.
 /// Creating or renaming a file holds its directory's lock throughout, so a second thread in
-/// the same directory mostly spins waiting for it (docs/performance.md, "Commits: one thread
-/// per directory"). Within a lane, chunks start in order and never run two at once, unless
+/// the same directory mostly spins waiting for it (docs/performance.md, "Threads kept in separate
+/// directories"). Within a lane, chunks start in order and never run two at once, unless
 /// `share` lets a thread that finds no free lane join the busy one with the most left (for work
 /// that holds the lock only part of the time, such as writing a temp file, where that beats
 /// waiting). Returns the results of each lane's chunks in order, lanes in the order given.
