@@ -199,18 +199,10 @@ public final class JobContext: Sendable {
     /// `chunkSize` at a time; only one chunk of documents is in memory at a time.
     public func reread(_ kept: [Document], chunkSize: Int = 4096, _ body: (_ index: Int, _ document: Document?) throws -> Void) async throws {
         let store = self.store
-        for start in stride(from: 0, to: kept.count, by: max(1, chunkSize)) {
-            try Task.checkCancellation()
-            let part = kept[start..<min(kept.count, start + chunkSize)]
+        try await forEachChunk(of: kept, chunkSize) { part in
             let paths = part.map(\.path)
             let reads = await BlockingIO.run { concurrentChunks(count: paths.count, chunkSize: 256) { range in store.read(paths[range]) } }
-            for (index, read) in zip(part.indices, reads) {
-                guard case .document(let d) = read else {
-                    try body(index, nil)
-                    continue
-                }
-                try body(index, Document(path: kept[index].path, object: d.object, version: kept[index].version))
-            }
+            for (index, read) in zip(part.indices, reads) { try body(index, Self.readAgain(read, kept[index])) }
         }
     }
 
@@ -224,30 +216,35 @@ public final class JobContext: Sendable {
         _ kept: [Document], chunkSize: Int = 4096, _ body: @escaping @Sendable (_ index: Int, _ document: Document?) throws -> Void
     ) async throws {
         let store = self.store
-        for start in stride(from: 0, to: kept.count, by: max(1, chunkSize)) {
-            try Task.checkCancellation()
-            let part = kept[start..<min(kept.count, start + chunkSize)]
+        try await forEachChunk(of: kept, chunkSize) { part in
             let failures = await BlockingIO.run {
-                concurrentChunks(count: part.count, chunkSize: 256) { range -> [(Int, any Error)] in
-                    let indices = range.map { part.startIndex + $0 }
-                    var failed: [(Int, any Error)] = []
-                    for (index, read) in zip(indices, store.read(ArraySlice(indices.map { kept[$0].path }))) {
-                        do {
-                            guard case .document(let d) = read else {
-                                try body(index, nil)
-                                continue
-                            }
-                            try body(index, Document(path: kept[index].path, object: d.object, version: kept[index].version))
-                        } catch {
-                            failed.append((index, error))
-                            break
-                        }
+                concurrentChunks(count: part.count, chunkSize: 256) { range -> [(index: Int, error: any Error)] in
+                    let slice = part[(part.startIndex + range.lowerBound)..<(part.startIndex + range.upperBound)]
+                    for (index, read) in zip(slice.indices, store.read(ArraySlice(slice.map(\.path)))) {
+                        do { try body(index, Self.readAgain(read, kept[index])) } catch { return [(index, error)] }
                     }
-                    return failed
+                    return []
                 }
             }
-            if let (_, error) = failures.min(by: { $0.0 < $1.0 }) { throw error }
+            if let first = failures.min(by: { $0.index < $1.index }) { throw first.error }
         }
+    }
+
+    /// `kept` split into chunks of `chunkSize`, each handed to `body` in turn (cancellation
+    /// checked before each): the loop of both rereads.
+    private func forEachChunk(of kept: [Document], _ chunkSize: Int, _ body: (ArraySlice<Document>) async throws -> Void) async throws {
+        for start in stride(from: 0, to: kept.count, by: max(1, chunkSize)) {
+            try Task.checkCancellation()
+            try await body(kept[start..<min(kept.count, start + chunkSize)])
+        }
+    }
+
+    /// A kept document as read again: the content now, with the version of its first read (so
+    /// the commit's version check sees a change in between); nil when it is no longer a readable
+    /// JSON object.
+    private static func readAgain(_ read: DocumentRead, _ kept: Document) -> Document? {
+        guard case .document(let d) = read else { return nil }
+        return Document(path: kept.path, object: d.object, version: kept.version)
     }
 
     /// Reads and transforms `count` documents on all cores, in chunks, keeping only the
