@@ -40,6 +40,8 @@ public struct GiftSettle: Job {
     static let notificationType = "gift_received"
     /// The memo of the transactions that are not pending gifts; rename it when that rule changes.
     static let pendingGiftsMemo = "pending-gifts-v1"
+    /// The transactions the scan keeps: `type` is the string `"gift"` and `status` the string `"pending"`.
+    static let pendingGifts = ScanFilter([.equals(field: "type", value: "gift"), .equals(field: "status", value: "pending")])
 
     /// The failure codes, in the order they are checked (docs/jobs/gift-settle.md#failure-codes).
     enum Failure: String, Sendable {
@@ -154,10 +156,10 @@ public struct GiftSettle: Job {
         // Lenient on type and status: a transaction that is not a pending gift is never this
         // job's business, whatever its other fields hold. That depends on the document alone,
         // so the transactions turned down once are not read again while unchanged
-        // (docs/storage/reject-memos.md): the every-minute run stats them instead.
-        var gifts = try await context.decode("transactions", memo: Self.pendingGiftsMemo) { d throws(FieldError) -> Gift? in
-            guard d["type"]?.stringValue == "gift", d["status"]?.stringValue == "pending" else { return nil }
-            return Gift(d)
+        // (docs/storage/reject-memos.md): the every-minute run stats them instead, and on
+        // PostgreSQL the filter is a `WHERE` on the stored document.
+        var gifts = try await context.decode("transactions", memo: Self.pendingGiftsMemo, filter: Self.pendingGifts) { d throws(FieldError) -> Gift? in
+            Gift(d)
         }
         guard !gifts.isEmpty else { return }
         gifts.sort(by: Gift.ordered)

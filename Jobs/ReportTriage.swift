@@ -141,9 +141,8 @@ public struct ReportTriage: Job {
         let now = Timestamp.json(context.startTime)
         // Triaged reports are turned down for their own `triagedAt`: remembered, not read again
         // while unchanged (docs/storage/reject-memos.md).
-        var reports = try await context.decode("reports", memo: "untriaged-v1") { d throws(FieldError) -> Report? in
-            guard d["triagedAt"]?.isNull ?? true else { return nil }
-            return Report(d)
+        var reports = try await context.decode("reports", memo: "untriaged-v1", filter: ScanFilter([.absentOrNull(field: "triagedAt")])) { d throws(FieldError) -> Report? in
+            Report(d)
         }
         guard !reports.isEmpty else { return }
         reports.sort(by: Report.ordered)

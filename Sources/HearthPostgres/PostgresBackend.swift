@@ -46,6 +46,9 @@ package struct PostgresBackend: StorageBackend {
     package func documentIDs(in collection: String) throws(StoreError) -> [String] { try documents.documentIDs(in: collection) }
     package func read(_ path: DocumentPath) -> DocumentRead { documents.read(path) }
     package func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] { try documents.readCollection(collection) }
+    package func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int? {
+        try documents.search(collection, matching: filter, body)
+    }
     package func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] {
         try documents.ledgerEntries(namespace: namespace, from: from, to: to)
     }

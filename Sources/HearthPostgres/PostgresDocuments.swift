@@ -89,6 +89,53 @@ package final class PostgresDocuments: DocumentStore {
         return byID
     }
 
+    /// The rows of `collection` that meet `filter` or are not JSON objects, from the `data`
+    /// column (the document as `jsonb`), by keyset pages of `searchPage` rows in id order: one
+    /// walk of the primary key, one page of text in memory at a time
+    /// (docs/storage/reject-memos.md#filters).
+    package func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int? {
+        try PostgresDocuments.validateCollection(collection)
+        let (condition, parameters) = PostgresDocuments.whereClause(filter, firstParameter: 4)
+        let sql = "SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND (jsonb_typeof(data) <> 'object' OR (\(condition))) ORDER BY id LIMIT $3"
+        let base = collection.split(separator: "/").map(String.init)
+        var after = ""   // below every id: ids are 1 to 200 bytes
+        var total = 0
+        while true {
+            let rows = try connection.query(sql, [collection, after, String(PostgresDocuments.searchPage)] + parameters)
+            var reads: [DocumentRead] = []
+            reads.reserveCapacity(rows.count)
+            for i in 0..<rows.count {
+                guard let id = rows[i, 0], let raw = rows[i, 1], let version = rows[i, 2].flatMap(Int64.init) else { continue }
+                after = id
+                reads.append(PostgresDocuments.decode(DocumentPath(unchecked: base + [id]), raw: raw, version: version))
+            }
+            total += reads.count
+            try body(reads)
+            if rows.count < PostgresDocuments.searchPage { return total }
+        }
+    }
+
+    static let searchPage = 4096
+
+    /// `filter` as SQL over the `data` column, its values as parameters from `$firstParameter`.
+    static func whereClause(_ filter: ScanFilter, firstParameter: Int) -> (sql: String, parameters: [String]) {
+        var parts: [String] = []
+        var parameters: [String] = []
+        for condition in filter.conditions {
+            let n = firstParameter + parameters.count
+            switch condition {
+            case .equals(let field, let value):
+                // jsonb equality with a JSON string: the number 5 is not the string "5".
+                parts.append("data -> $\(n)::text = to_jsonb($\(n + 1)::text)")
+                parameters += [field, value]
+            case .absentOrNull(let field):
+                parts.append("coalesce(data -> $\(n)::text, 'null'::jsonb) = 'null'::jsonb")
+                parameters.append(field)
+            }
+        }
+        return (parts.isEmpty ? "true" : parts.joined(separator: " AND "), parameters)
+    }
+
     /// Whether `ids` are strictly ascending in byte order (UTF-8), the order of `COLLATE "C"`.
     static func ascending(_ ids: [String]) -> Bool {
         for i in ids.indices.dropFirst() where !ids[i - 1].utf8.lexicographicallyPrecedes(ids[i].utf8) { return false }

@@ -65,4 +65,58 @@ struct PostgresDocumentsTests {
         expected.insert("100", at: 3)
         #expect(try Self.outcomes(store, ids) == expected)
     }
+
+    /// A filtered scan (docs/storage/reject-memos.md#filters) returns exactly the rows that meet
+    /// the filter, and the rows that are not JSON objects, in id order across pages: 13,000
+    /// transactions, every third a pending gift, so the 4,334 found take two pages.
+    @Test func aFilteredScanReadsOnlyTheMatchingRowsAndTheNonObjectsInIdOrder() async throws {
+        let url = try await PostgresServer.shared().database()
+        let store = try await BlockingIO.run { () throws(any Error) -> any DocumentStore in
+            let connection = try PostgresConnection(url: url)
+            _ = try PostgresSchema.migrate(connection)
+            try connection.query("""
+                INSERT INTO documents (collection, id, raw, version)
+                SELECT 'transactions', 'tx' || lpad(i::text, 5, '0'),
+                       CASE WHEN i % 3 = 0 THEN '{"type": "gift", "status": "pending", "n": ' || i || '}'
+                            ELSE '{"type": "gift", "status": "completed", "n": ' || i || '}' END,
+                       nextval('document_versions')
+                FROM generate_series(1, 13000) AS i
+                """)
+            let odd: [(String, String)] = [
+                ("a-escaped", #"{"type": "gift", "status": "pend\u0069ng", "n": -1}"#),   // the same string, escaped: found
+                ("a-number", #"{"type": "gift", "status": 7, "n": -2}"#),
+                ("a-list", #"{"type": "gift", "status": ["pending"], "n": -3}"#),
+                ("a-no-type", #"{"status": "pending", "n": -4}"#),
+                ("a-array", "[1, 2]"),                                                        // not an object: found, invalid
+            ]
+            for (id, raw) in odd {
+                try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('transactions', $1, $2, nextval('document_versions'))", [id, raw])
+            }
+            try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('reports', 'r1', '{\"n\": 1}', 1), ('reports', 'r2', '{\"triagedAt\": null, \"n\": 2}', 2), ('reports', 'r3', '{\"triagedAt\": \"2026-11-18T12:00:00.000Z\", \"n\": 3}', 3)")
+            return try PostgresBackend(url: url).readSnapshot()
+        }
+        func found(_ collection: String, _ filter: ScanFilter) throws -> (pages: Int, count: Int?, outcomes: [String]) {
+            var pages = 0
+            var outcomes: [String] = []
+            let count = try store.search(collection, matching: filter) { reads in
+                pages += 1
+                for read in reads {
+                    switch read {
+                    case .document(let d): outcomes.append("\(d.path.id)=\(d.object["n"]?.intValue ?? 0)")
+                    case .invalid(let p, _): outcomes.append("\(p.id) invalid")
+                    case .missing(let p): outcomes.append("\(p.id) missing")
+                    }
+                }
+            }
+            return (pages, count, outcomes)
+        }
+        let gifts = try found("transactions", ScanFilter([.equals(field: "type", value: "gift"), .equals(field: "status", value: "pending")]))
+        let expected = ["a-array invalid", "a-escaped=-1"] + stride(from: 3, through: 13000, by: 3).map { String(format: "tx%05d=%d", $0, $0) }
+        #expect(gifts.outcomes == expected)
+        #expect(gifts.count == 4335)
+        #expect(gifts.pages == 2)
+        let untriaged = try found("reports", ScanFilter([.absentOrNull(field: "triagedAt")]))
+        #expect(untriaged.outcomes == ["r1=1", "r2=2"])
+        #expect(untriaged.count == 2 && untriaged.pages == 1)
+    }
 }

@@ -148,4 +148,26 @@ struct RejectMemoTests {
         #expect(again.issues == issues)
         #expect(again.read == 3)
     }
+
+    /// A scan's filter (docs/storage/reject-memos.md#filters) keeps from the transform, on a data
+    /// directory too, every document that does not meet it, so a job's output is the same on
+    /// both backends; the memo then remembers those documents as turned down.
+    @Test func aScanFilterKeepsTheDocumentsThatDoNotMeetItFromTheTransform() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        try dir.write("transactions/d.json", #"{"status": 7}"#)
+        try dir.write("transactions/e.json", #"{"status": ["pending"]}"#)
+        let store = ClockedStore(data: try Self.make(dir), age: 3600)
+        func scan() async throws -> (ids: [String], read: Int) {
+            let ctx = JobContext(jobName: "gift-settle", isDryRun: false, logicalTime: Date(), startTime: Date(), timeZone: .gmt, parameters: JobParameters(), store: store, policy: .skip)
+            let ids = try await ctx.decode("transactions", memo: "pending-v1", filter: ScanFilter([.equals(field: "status", value: "pending")])) { d throws(FieldError) -> String? in d.id }
+            return (ids, ctx.documentsRead)
+        }
+        let first = try await scan()
+        #expect(first.ids == ["a"])
+        #expect(first.read == 5)
+        let second = try await scan()
+        #expect(second.ids == ["a"])
+        #expect(second.read == 1)
+    }
 }

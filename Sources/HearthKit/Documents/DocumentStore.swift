@@ -22,6 +22,11 @@ public protocol DocumentStore: Sendable {
     /// The memo `name` of `job`'s scans of `collection` (see ``RejectMemo``); nil when the store
     /// keeps none (the default: every scan reads every document).
     func rejectMemo(job: String, collection: String, name: String) -> (any RejectMemo)?
+    /// Reads the documents of `collection` that meet `filter`, and the ones that are not JSON
+    /// objects, in id order, handing them to `body` a chunk at a time; returns how many it read.
+    /// Nil, without calling `body`, when the store cannot search (the default): the caller then
+    /// reads the whole collection.
+    func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int?
 }
 
 extension DocumentStore {
@@ -31,6 +36,7 @@ extension DocumentStore {
     public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] { [:] }
     public func ledgerFiles(namespace: String, before date: Date) throws -> [String] { [] }
     public func rejectMemo(job: String, collection: String, name: String) -> (any RejectMemo)? { nil }
+    public func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int? { nil }
 }
 
 /// The outcome of reading one document.

@@ -94,9 +94,25 @@ public final class JobContext: Sendable {
     ///
     /// Renaming `memo` (`"pending-gifts-v2"`) forgets what was remembered: do it when the
     /// transform's rule changes.
+    ///
+    /// With a `filter`, the transform only sees the documents that meet it, and a store that can
+    /// search (PostgreSQL, which keeps no memo) reads only those
+    /// (docs/storage/reject-memos.md#filters): state there what the transform keeps.
     public func decode<T: Sendable>(
-        _ collection: String, memo name: String, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
+        _ collection: String, memo name: String, filter: ScanFilter? = nil,
+        _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
     ) async throws -> [T] {
+        let kept: @Sendable (Document) throws(FieldError) -> T?
+        if let filter {
+            kept = { d throws(FieldError) -> T? in
+                guard filter.matches(d) else { return nil }
+                return try transform(d)
+            }
+            if let found = try await search(collection, filter, kept) { return found }
+        } else {
+            kept = transform
+        }
+        let transform = kept
         guard let memo = store.rejectMemo(job: jobName, collection: collection, name: name) else {
             return try await decode(collection, transform)
         }
@@ -129,6 +145,32 @@ public final class JobContext: Sendable {
         let read = outcomes.reduce(0) { $0 + $1.read }
         let result = try values(of: &outcomes)
         countRead(read)
+        return result
+    }
+
+    /// The documents of `collection` that meet `filter`, as the store searches them, each chunk
+    /// it hands over transformed on all cores; nil when the store cannot search.
+    private func search<T: Sendable>(
+        _ collection: String, _ filter: ScanFilter, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
+    ) async throws -> [T]? {
+        try Task.checkCancellation()
+        let store = self.store
+        let found = try await BlockingIO.run { () throws(any Error) -> (read: Int, outcomes: [DecodeChunk<T>])? in
+            var outcomes: [DecodeChunk<T>] = []
+            let read = try store.search(collection, matching: filter) { reads in
+                outcomes += concurrentChunks(count: reads.count, chunkSize: 256) { range -> [DecodeChunk<T>] in
+                    var out = DecodeChunk<T>()
+                    for i in range { out.take(reads[i], fingerprint: nil, transform) }
+                    return [out]
+                }
+            }
+            return read.map { ($0, outcomes) }
+        }
+        guard let found else { return nil }
+        try Task.checkCancellation()
+        var outcomes = found.outcomes
+        let result = try values(of: &outcomes)
+        countRead(found.read)
         return result
     }
 
