@@ -281,7 +281,10 @@ struct HTTPClientTests {
         let cancelled = clock.now
         task.cancel()
         let error = await task.value
-        #expect(clock.now - cancelled < .milliseconds(1000))
+        // The server answers 9.7 s after the cancel; 5 s leaves a loaded machine room (1 s
+        // failed at 1.22 s with every test target starting at once on 2 cores). The
+        // `.cancelled` error is what proves the transfer was stopped, not answered.
+        #expect(clock.now - cancelled < .seconds(5))
         guard case .cancelled = error else {
             Issue.record("expected cancelled, got \(String(describing: error))")
             return
