@@ -137,11 +137,14 @@ public struct ReportTriage: Job {
         }
     }
 
+    /// The reports the scan keeps: `triagedAt` absent or `null`.
+    static let untriaged = ScanFilter([.absentOrNull(field: "triagedAt")])
+
     public func run(_ context: JobContext) async throws {
         let now = Timestamp.json(context.startTime)
         // Triaged reports are turned down for their own `triagedAt`: remembered, not read again
         // while unchanged (docs/storage/reject-memos.md).
-        var reports = try await context.decode("reports", memo: "untriaged-v1", filter: ScanFilter([.absentOrNull(field: "triagedAt")])) { d throws(FieldError) -> Report? in
+        var reports = try await context.decode("reports", memo: "untriaged-v1", filter: Self.untriaged) { d throws(FieldError) -> Report? in
             Report(d)
         }
         guard !reports.isEmpty else { return }

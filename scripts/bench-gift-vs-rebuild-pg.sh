@@ -11,6 +11,7 @@
 # and transactions (the settle's and the rebuild's reads then both find the pages cached).
 # Per round, in turn: `run gift-settle --no-deliver`, `outbox deliver`, `run leaderboard-rebuild`.
 set -euo pipefail
+. "$(dirname "$0")/bench-timed.sh"
 B=$(realpath "$1"); ADMIN=$2; TEMPLATE=$3; ROUNDS=${4:-3}
 NOW=2026-11-18T12:00:00Z
 RUN_DB=hearth_bench_run
@@ -24,13 +25,6 @@ fresh() {
   psql "$ADMIN" -qX -c "DROP DATABASE IF EXISTS $RUN_DB" -c "CREATE DATABASE $RUN_DB TEMPLATE $TEMPLATE STRATEGY FILE_COPY" -c "CHECKPOINT"
   sync
   "$B" plan leaderboard-rebuild --config "$WORK/pg.toml" --now $NOW --log-level error > /dev/null
-}
-timed() {
-  local label=$1; shift
-  echo "round $r $label load $(cut -d' ' -f1 /proc/loadavg)"
-  /usr/bin/time -f "round $r $label %e s wall, %U s user, %S s sys, %M KB max RSS" "$@" > "$WORK/out" 2>&1 \
-    || { cat "$WORK/out"; exit 1; }
-  grep -E "^Applied|^Outbox|^No changes|round" "$WORK/out" | sed "s/^/  /"
 }
 for r in $(seq "$ROUNDS"); do
   fresh

@@ -16,6 +16,7 @@
 # directory read every day (the copy moved every file's ctime, and with `relatime` the first
 # read after that writes each inode's access time).
 set -euo pipefail
+. "$(dirname "$0")/bench-timed.sh"
 B=$(realpath "$1"); PRISTINE=$(realpath "$2"); ROUNDS=${3:-3}; WARM=${WARM:-0}
 NOW=2026-11-18T12:00:00Z
 WORK=$(mktemp -d)
@@ -27,13 +28,6 @@ fresh() {
   sync
   # The copy moved every file's ctime; a memo remembers only files older than 2 s.
   if [ "$WARM" = 1 ]; then sleep 2; fi
-}
-timed() {
-  local label=$1; shift
-  echo "round $r $label load $(cut -d' ' -f1 /proc/loadavg)"
-  /usr/bin/time -f "round $r $label %e s wall, %U s user, %S s sys, %M KB max RSS" "$@" > "$WORK/out" 2>&1 \
-    || { cat "$WORK/out"; exit 1; }
-  grep -E "^Applied|^Outbox|^No changes|round" "$WORK/out" | sed "s/^/  /"
 }
 for r in $(seq "$ROUNDS"); do
   fresh

@@ -102,17 +102,8 @@ public final class JobContext: Sendable {
         _ collection: String, memo name: String, filter: ScanFilter? = nil,
         _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
     ) async throws -> [T] {
-        let kept: @Sendable (Document) throws(FieldError) -> T?
-        if let filter {
-            kept = { d throws(FieldError) -> T? in
-                guard filter.matches(d) else { return nil }
-                return try transform(d)
-            }
-            if let found = try await search(collection, filter, kept) { return found }
-        } else {
-            kept = transform
-        }
-        let transform = kept
+        let transform = filter.map { Self.only($0, transform) } ?? transform
+        if let filter, let found = try await search(collection, filter, transform) { return found }
         guard let memo = store.rejectMemo(job: jobName, collection: collection, name: name) else {
             return try await decode(collection, transform)
         }
@@ -146,6 +137,13 @@ public final class JobContext: Sendable {
         let result = try values(of: &outcomes)
         countRead(read)
         return result
+    }
+
+    /// `transform`, for the documents that meet `filter`; nil for the others.
+    private static func only<T>(
+        _ filter: ScanFilter, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
+    ) -> @Sendable (Document) throws(FieldError) -> T? {
+        { d throws(FieldError) -> T? in filter.matches(d) ? try transform(d) : nil }
     }
 
     /// The documents of `collection` that meet `filter`, as the store searches them, each chunk
