@@ -225,7 +225,7 @@ extension PostgresBackend {
         let rows = try connection.query(
             """
             SELECT record FROM run_records WHERE ($1::text IS NULL OR job = $1) AND ($2::text IS NULL OR status = $2)
-            ORDER BY start_at DESC, run_id DESC LIMIT $3
+            ORDER BY record::jsonb ->> 'end' DESC, run_id DESC LIMIT $3
             """,
             [job, status?.rawValue, limit.map(String.init)])
         return rows.values.compactMap { text in

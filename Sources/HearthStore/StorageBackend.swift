@@ -57,7 +57,7 @@ package protocol StorageBackend: DocumentStore {
     /// Queues one message outside a run's commit (a failed run's `job.failed` event).
     func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws
 
-    /// Run records, newest first.
+    /// Run records, the one that ended last first.
     func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord]
 
     /// Deletes a job's oldest records beyond `keep`.
@@ -81,6 +81,15 @@ package protocol StorageBackend: DocumentStore {
 
     /// Resumes `job`; nothing happens when it is not paused.
     func clearPause(job: String) throws
+
+    // The audit log (docs/operations/monitoring.md#the-audit-log): every pause, resume, run
+    // now, backfill, dead-letter retry and data import, from the CLI or the HTTP endpoint.
+
+    /// Appends one entry (blocking).
+    func appendAudit(_ entry: AuditEntry) throws
+
+    /// Entries newest first, only `job`'s when given, at most `limit` (blocking).
+    func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry]
 }
 
 extension StorageBackend {

@@ -115,4 +115,12 @@ extension DataDirectory: StorageBackend {
     package func clearPause(job: String) throws {
         try PauseStore(data: self).remove(job: job)
     }
+
+    package func appendAudit(_ entry: AuditEntry) throws {
+        try AuditLogFile(data: self).append(entry)
+    }
+
+    package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
+        try AuditLogFile(data: self).entries(job: job, limit: limit)
+    }
 }

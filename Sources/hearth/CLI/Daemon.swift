@@ -39,7 +39,7 @@ extension Hearth {
                 if let directory { try await OutboxSetup.recover(config: config, data: directory, logger: logger) }
                 // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
                 // (docs/operations/monitoring.md): without it no event loop is started.
-                let token = try config.server?.token(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)")
+                let tokens = try config.server?.resolveTokens(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)") ?? []
                 let metrics = config.server.map { _ in DaemonMetrics() }
                 let plans = config.server.map { _ in PlanCache(limit: 100) }
                 // One HTTP client (created on first use) for the jobs, the outbox and the pings.
@@ -54,7 +54,7 @@ extension Hearth {
                 var alongside: [(service: any Service, name: String)] = []
                 if let server = config.server, let metrics {
                     let endpoint = StatusServer(
-                        server: server, token: token, daemon: daemon, metrics: metrics, data: store, plans: plans, logger: logger, configFile: config.file)
+                        server: server, tokens: tokens, daemon: daemon, metrics: metrics, data: store, plans: plans, logger: logger, configFile: config.file)
                     alongside.append((endpoint, "http-endpoint"))
                 }
                 try await daemon.runHandlingSignals(logger: logger, alongside: alongside)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthKit
+import HearthStore
 import HearthHost
 import HearthPostgres
 
@@ -28,9 +29,16 @@ extension Hearth {
                 var progress: (@Sendable (Int) -> Void)?
                 if stderrIsTTY { progress = { n in emitError("\r\u{1B}[Kimported \(n) documents") } }
                 let report = progress
-                let count = try await BlockingIO.run { () throws(any Error) -> Int in
-                    try PostgresTransfer.importDirectory(dir, into: backend, replace: replace, progress: report)
+                let count: Int
+                do {
+                    count = try await BlockingIO.run { () throws(any Error) -> Int in
+                        try PostgresTransfer.importDirectory(dir, into: backend, replace: replace, progress: report)
+                    }
+                } catch {
+                    CLIAudit.record(backend, .dataImport, job: nil, note: replace ? "replace" : nil, outcome: CLIAudit.failed(error), target: dir)
+                    throw error
                 }
+                CLIAudit.record(backend, .dataImport, job: nil, note: (replace ? "replace; " : "") + "\(count) documents", target: dir)
                 if progress != nil { emitError("\r\u{1B}[K") }
                 emit("imported \(count) documents from \(dir)\n")
             } catch {

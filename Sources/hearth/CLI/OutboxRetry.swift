@@ -34,6 +34,7 @@ extension Hearth {
                 let now = Date()
                 for id in ids {
                     if try queue.retry(id: id, now: now) {
+                        CLIAudit.record(store, .outboxRetry, job: nil, target: id)
                         emit("\(id): moved back to pending; due now.\n")
                     } else if try OutboxSetup.isPending(id, in: queue) {
                         throw UsageError("\(id) is not a dead letter: it is still pending (see `hearth outbox list`)")
