@@ -5,8 +5,8 @@ import NIOCore
 /// The endpoint's door (docs/operations/monitoring.md#tokens-and-roles): with any token
 /// configured, every request but `/login` (and `/healthz`, `/readyz` unless
 /// `healthNeedsToken`) needs a `read` or `operate` token, as `Authorization: Bearer …` or a
-/// session cookie from `/login`; anything else gets a bare 401. Actions check `operate`
-/// themselves (``ActionRoutes``), with or without configured tokens.
+/// session cookie from `/login`; anything else gets a bare 401. The actions (every `POST`)
+/// check `operate` themselves (``ActionRoutes``), with or without configured tokens.
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = EndpointContext
     let credentials: Credentials
@@ -14,7 +14,9 @@ struct AccessMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        let open = path == "/login" || (!healthNeedsToken && (path == "/healthz" || path == "/readyz"))
+        // POSTs (the actions, /login, /logout) check who asks themselves, answering JSON with
+        // the fix, and need `operate` even when no token is configured.
+        let open = request.method == .post || path == "/login" || (!healthNeedsToken && (path == "/healthz" || path == "/readyz"))
         guard credentials.required, !open else { return try await next(request, context) }
         guard credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie]) != nil else {
             return Self.unauthorized(request)

@@ -155,7 +155,10 @@ struct ActionRoutes: Sendable {
         _ action: AuditEntry.Action, job: String?, target: String? = nil, _ request: inout Request, _ context: EndpointContext, accepted: [String],
         _ perform: (ActionRequest, Credentials.Identity) async throws -> (Outcome, Response)
     ) async -> Response {
-        let isForm = request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
+        // A form is a browser's (its answers are pages and redirects); a client with a bearer
+        // token gets JSON whatever it sends (urllib, for one, labels any body as a form).
+        let isForm = request.headers[.authorization] == nil
+            && request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         guard let who = credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie]) else {
             let failure = credentials.required
                 ? ActionFailure(.unauthorized, "this action needs a token of role operate", field: nil, fix: "send Authorization: Bearer <token>, or sign in at /login")
@@ -167,7 +170,8 @@ struct ActionRoutes: Sendable {
             guard who.role == .operate else {
                 throw ActionFailure(.forbidden, "token \(who.name) has the role read; this action needs operate", field: nil, fix: "use a token with role = \"operate\"")
             }
-            let body = try await ActionRequest.read(&request, accepted: accepted)
+            var body = try await ActionRequest.read(&request, accepted: accepted)
+            if !isForm { body.kind = .json }
             note = body.fields["note"]
             if let csrf = who.csrf {
                 let given = body.fields["csrf"] ?? request.headers[Self.csrfHeader] ?? ""

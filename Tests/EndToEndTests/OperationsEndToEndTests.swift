@@ -279,7 +279,8 @@ struct OperationsEndToEndTests {
         #expect(Self.url(results[8]).hasPrefix(d.base + "/runs/"))
         let runID = String(Self.url(results[8]).dropFirst((d.base + "/runs/").count))
         #expect(Self.text(results[9]).contains("run-now"))
-        #expect(((results[9] as? [String: Any])?["html"] as? String ?? "").contains("/runs/\(runID)"))
+        let jobHTML = (results[9] as? [String: Any])?["html"] as? String ?? ""
+        #expect(jobHTML.contains("/runs/\(runID)"))
         let history = try await MonitoringEndToEndTests.history(d.dir)
         #expect(history.contains { $0["runId"] as? String == runID && $0["trigger"] as? String == "run-now" && $0["status"] as? String == "succeeded" })
         // The resume form without its CSRF token: refused, still paused.

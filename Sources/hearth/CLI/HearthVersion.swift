@@ -8,8 +8,8 @@ import Foundation
 /// after the next commit — so the binary records where its sources were (`#filePath`, fixed at
 /// compile time) and reads that checkout's `HEAD` when asked, following a worktree's `gitdir`,
 /// loose refs and `packed-refs`. When `HEAD` moved after the binary was built (the ref is newer
-/// than the executable) it says so rather than claim a commit it was not built from. A binary
-/// copied away from its checkout prints the version alone.
+/// than the executable) it says so rather than claim a commit it was not built from. On a machine
+/// without that checkout it prints the version alone.
 enum HearthVersion {
     static let number = "0.9.0"
 
