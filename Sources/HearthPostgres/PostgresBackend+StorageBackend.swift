@@ -124,7 +124,7 @@ extension PostgresBackend {
             }
         }
 
-        let messages = c.messages.map { ($0, commit.record.start) } + commit.events.map { ($0, commit.record.end) }
+        let messages = c.messages.map { ($0, commit.messagesCreatedAt) } + commit.events.map { ($0, commit.record.end) }
         for chunk in chunks(messages, size: 2000) {
             let rows = chunk.map { m, createdAt in
                 JSONValue.object(JSONObject([

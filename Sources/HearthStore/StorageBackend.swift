@@ -113,13 +113,17 @@ package struct RunCommit: Sendable {
     package var record: RunRecord
     /// Messages beyond the changeset's, e.g. `job.succeeded` (not part of the plan).
     package var events: [OutboxMessage]
+    /// The `createdAt` of the changeset's messages: the start time the job saw (`--now`), which
+    /// the record's wall-clock `start` may not be.
+    package var messagesCreatedAt: Date
 
-    package init(job: String, runID: String, changeset: Changeset, record: RunRecord, events: [OutboxMessage] = []) {
+    package init(job: String, runID: String, changeset: Changeset, record: RunRecord, events: [OutboxMessage] = [], messagesCreatedAt: Date? = nil) {
         self.job = job
         self.runID = runID
         self.changeset = changeset
         self.record = record
         self.events = events
+        self.messagesCreatedAt = messagesCreatedAt ?? record.start
     }
 }
 

@@ -97,7 +97,7 @@ package struct Runner: Sendable {
 
             record.end = max(clock.now(), record.start)
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
-            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events)
+            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events, messagesCreatedAt: jobStart)
             let result: CommitResult
             do { result = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) } catch let error as OwnershipError {
                 // Refused before the commit: a failed run (recorded), nothing written.

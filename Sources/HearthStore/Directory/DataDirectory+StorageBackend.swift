@@ -36,7 +36,7 @@ extension DataDirectory: StorageBackend {
             let c = commit.changeset
             try checkOwnership(c)
             let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
-            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
+            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)
             let events = commit.events.map { event in
                 Committer.Write.put(
                     OutboxStore.relativePath(pending: event.id),
