@@ -16,7 +16,7 @@ struct OperationsEndToEndTests {
     /// A daemon with `[server]` on a free port, the two tokens (`ops` operate from the
     /// environment, `viewer` read from a file), `leaderboard-rebuild` every 6 hours (so only
     /// the runs a test asks for happen) and the other jobs disabled.
-    static func startDaemon(extraServer: String = "", prepare: (TempDirectory) async throws -> Void = { _ in }) async throws -> MonitoringEndToEndTests.Daemon {
+    static func startDaemon(extraServer: String = "", extraJobs: String = "", prepare: (TempDirectory) async throws -> Void = { _ in }) async throws -> MonitoringEndToEndTests.Daemon {
         let dir = try TempDirectory("hearth-operations")
         let seed = try await HearthProcess.run(["seed", "--out", "data", "--users", "20"], in: dir.path)
         try #require(seed.status == 0, "\(seed.stderr)")
@@ -25,6 +25,7 @@ struct OperationsEndToEndTests {
         try dir.write("viewer.token", read + "\n")
         chmod(dir.path + "/viewer.token", 0o600)
         var config = DaemonEndToEndTests.config(schedule: "every 6 hours", disabling: jobs.filter { $0 != job })
+        config += extraJobs
         config += """
             [server]
             listen = "127.0.0.1:0"
@@ -366,4 +367,41 @@ struct OperationsEndToEndTests {
         #expect(r.status == 78)
         #expect(r.stderr.contains(message), "\(r.stderr)")
     }
+
+    @Test func aFailedCommandJobRunNowAnswersItsRecordAndItsRunPageShowsTheStderrTail() async throws {
+        let script = "import sys; sys.stdin.read(); print('first line', file=sys.stderr); print('database of gigs is on fire', file=sys.stderr); sys.exit(3)"
+        let d = try await Self.startDaemon(extraJobs: """
+            [jobs.crashes]
+            command = ["python3", "-c", \(tomlString(script))]
+            reads = ["users"]
+            writes = ["users"]
+            schedule = "0 0 1 1 *"
+            retries = 1
+            backoff = { min = "1s", max = "1s" }
+
+            """)
+        defer { if d.running.process.isRunning { kill(d.running.process.processIdentifier, SIGKILL) }; d.dir.remove() }
+        let r = try await HTTPSend.send("POST", d.base + "/jobs/crashes/run?wait=1", token: Self.operate, json: "{}")
+        // Once its retry failed too: what `hearth run --format json` prints for a failed run,
+        // the record (of the last attempt).
+        #expect(r.status == 200, "\(r.body)")
+        #expect(r.json["status"] as? String == "failed")
+        #expect(r.json["trigger"] as? String == "retry")
+        #expect(r.json["attempt"] as? Int == 2)
+        #expect(r.json["error"] as? String == "function crashes exited with status 3; nothing was committed; its last stderr lines:\nfirst line\ndatabase of gigs is on fire")
+        let id = try #require(r.json["runId"] as? String)
+        let page = try await HTTPProbe.get(d.base + "/runs/\(id)", token: Self.read)
+        #expect(page.body.contains("<h2>stderr (last lines)</h2><pre class=\"stderr\">first line\ndatabase of gigs is on fire</pre>"), "\(page.body)")
+        let job = try await HTTPProbe.get(d.base + "/jobs/crashes", token: Self.read)
+        #expect(job.body.contains("2 failed runs in a row"), "\(job.body)")
+        let history = try await HearthProcess.run(["history", "crashes", "--config", "hearth.toml", "--format", "json"], in: d.dir.path)
+        let records = (try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]]) ?? []
+        #expect(records.map { "\($0["trigger"] ?? "") \($0["attempt"] ?? "")" } == ["retry 2", "run-now 1"])
+        try await d.stop()
+    }
+}
+
+/// `text` as a TOML basic string.
+func tomlString(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }

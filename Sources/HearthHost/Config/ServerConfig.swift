@@ -113,18 +113,18 @@ package struct ServerConfig: Sendable, Equatable {
     }
 
     static func secret(file: String?, env: String?, what: String, line: Int?, environment: [String: String], configFile: String) throws(ConfigError) -> String? {
-        let key = what == "[server]" ? "token" : ""
+        let (fileKey, envKey) = what == "[server]" ? ("tokenFile", "tokenEnv") : ("file", "env")
         if let file {
             guard let bytes = try? FileIO.readSmallFile(file), let text = String(validating: bytes, as: UTF8.self) else {
-                throw ConfigError(file: configFile, line: line, "\(what) \(key)File: cannot read \(file); create it (e.g. `openssl rand -hex 32 > \(file); chmod 600 \(file)`) or fix the path")
+                throw ConfigError(file: configFile, line: line, "\(what) \(fileKey): cannot read \(file); create it (e.g. `openssl rand -hex 32 > \(file); chmod 600 \(file)`) or fix the path")
             }
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty else { throw ConfigError(file: configFile, line: line, "\(what) \(key)File: \(file) is empty; put the bearer token in it") }
+            guard !token.isEmpty else { throw ConfigError(file: configFile, line: line, "\(what) \(fileKey): \(file) is empty; put the bearer token in it") }
             return token
         }
         if let env {
             guard let token = environment[env]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
-                throw ConfigError(file: configFile, line: line, "\(what) \(key)Env: the environment variable \(env) is not set or empty; set it to the bearer token")
+                throw ConfigError(file: configFile, line: line, "\(what) \(envKey): the environment variable \(env) is not set or empty; set it to the bearer token")
             }
             return token
         }
