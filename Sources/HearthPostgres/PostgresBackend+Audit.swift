@@ -1,4 +1,4 @@
-package import HearthKit
+import HearthKit
 package import HearthStore
 
 /// The audit log in the `audit_log` table (docs/operations/monitoring.md#the-audit-log): one
