@@ -17,10 +17,8 @@ package struct ServerConfig: Sendable, Equatable {
 
     /// What a token may do: `read` the pages and metrics, or also `operate` (run, pause,
     /// resume, retry).
-    package enum Role: String, Sendable, CaseIterable, Comparable {
+    package enum Role: String, Sendable, CaseIterable {
         case read, operate
-
-        package static func < (a: Role, b: Role) -> Bool { a == .read && b == .operate }
     }
 
     /// One `[[server.tokens]]` entry: where its secret is, and its role.
