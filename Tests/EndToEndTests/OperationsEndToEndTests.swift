@@ -399,6 +399,61 @@ struct OperationsEndToEndTests {
         #expect(records.map { "\($0["trigger"] ?? "") \($0["attempt"] ?? "")" } == ["retry 2", "run-now 1"])
         try await d.stop()
     }
+
+    @Test func onPostgreSQLRunNowPauseAndResumeWorkAndTheAuditLogIsATable() async throws {
+        let temp = try TempDirectory("hearth-operations-pg")
+        defer { temp.remove() }
+        let url = try await PostgresServer.shared().database()
+        let disabled = PostgresDaemonsTests.others.map { "[jobs.\($0)]\nenabled = false\n" }.joined()
+        try temp.write("pg.toml", """
+            dataDir = "data"
+            [store]
+            kind = "postgres"
+            urlEnv = "HEARTH_TEST_PG"
+            [jobs.xp-award]
+            schedule = "0 0 1 1 *"
+            \(disabled)
+            [server]
+            listen = "127.0.0.1:0"
+            [[server.tokens]]
+            name = "ops"
+            env = "HEARTH_OPS_TOKEN"
+            role = "operate"
+
+            """)
+        let config = ["--config", temp.path + "/pg.toml"]
+        let environment = ["HEARTH_TEST_PG": url, "HEARTH_OPS_TOKEN": Self.operate]
+        #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "10", "--seed", "3"]).status == 0)
+        #expect(try await HearthProcess.run(["migrate"] + config, environment: environment).status == 0)
+        let imported = try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let running = try HearthProcess.start(["daemon"] + config, environment: environment)
+        let stderr = StderrCollector(running.stderrPipe)
+        defer { if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) } }
+        try await stderr.waitFor("HTTP endpoint listening")
+        let port = try #require(stderr.text.split(separator: " ").first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst(5).prefix { $0.isNumber }) })
+        let job = "http://127.0.0.1:\(port)/jobs/xp-award"
+
+        #expect(try await HTTPSend.send("POST", job + "/pause", token: Self.operate, json: "{\"note\": \"on pg\"}").status == 200)
+        #expect(try await HTTPSend.send("POST", job + "/run", token: Self.operate, json: "{}").status == 409)
+        let run = try await HTTPSend.send("POST", job + "/run?wait=1", token: Self.operate, json: "{\"force\": true}")
+        #expect(run.status == 200, "\(run.body)")
+        #expect(run.json["job"] as? String == "xp-award")
+        #expect(try await HTTPSend.send("POST", job + "/resume", token: Self.operate).status == 200)
+
+        let history = try await HearthProcess.run(["history", "xp-award", "--format", "json"] + config, environment: environment)
+        let records = (try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]]) ?? []
+        #expect(records.map { "\($0["trigger"] ?? "") \($0["status"] ?? "")" } == ["run-now succeeded"])
+        let audit = try await HearthProcess.run(["audit", "--format", "json"] + config, environment: environment)
+        let entries = ((try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [[String: Any]]) ?? []).map(Self.summary)
+        #expect(entries.map { "\($0["action"] ?? "") \($0["via"] ?? "") \($0["token"] ?? "") \($0["outcome"] ?? "")" } == [
+            "resume http ops ok", "run http ops ok", "run http ops refused: xp-award is paused (on pg)", "pause http ops ok", "data-import cli null ok",
+        ])
+        #expect(entries.last?["target"] == temp.path + "/data")
+        #expect(entries.last?["note"]?.hasSuffix(" documents") == true)
+        kill(running.process.processIdentifier, SIGTERM)
+        #expect(try await DaemonEndToEndTests.waitForExit(running.process, timeout: 15))
+    }
 }
 
 /// `text` as a TOML basic string.
