@@ -50,6 +50,9 @@ struct JobPage {
 
     func actions() -> String {
         guard viewer.canAct else { return viewer.hint }
+        guard job.enabled else {
+            return "<p class=\"muted\">Disabled (<code>enabled = false</code>): the daemon neither schedules nor runs it; <code>hearth run \(HTML.escape(job.name))</code> runs it by hand.</p>"
+        }
         let name = HTML.escape(job.name)
         var s = viewer.form(
             "/jobs/\(job.name)/run",

@@ -64,7 +64,8 @@ struct StatusPage {
             } else {
                 actions += viewer.form("/jobs/\(j.name)/pause", fields: "<input type=\"text\" name=\"note\" maxlength=\"1000\" placeholder=\"note\" size=\"12\"> ", button: "Pause")
             }
-            if !actions.isEmpty { state += "<br>" + actions }
+            // A disabled job has no slots and no queue here: nothing to run, pause or resume.
+            if !actions.isEmpty, j.enabled { state += "<br>" + actions }
             // What matters most first: on a phone the table scrolls sideways.
             return [
                 "<strong><a href=\"/jobs/\(HTML.escape(j.name))\">\(HTML.escape(j.name))</a></strong>", state, fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last,

@@ -8,6 +8,7 @@ Steps:
   {"click": SELECTOR}                 click an element, wait for the page it loads
   {"eval": EXPRESSION}                the expression's value
   {"text": true}                      the page's URL, status-free text and HTML
+  {"screenshot": PATH, "width": W}    a PNG of the whole page, W CSS pixels wide
   {"waitText": TEXT, "go": URL, "timeout": S}  reload URL until its text contains TEXT
 Used by Tests/EndToEndTests/OperationsEndToEndTests.swift."""
 import json, os, subprocess, sys, time
@@ -115,6 +116,14 @@ try:
             results.append(evaluate(step["eval"]))
         elif "text" in step:
             results.append(page())
+        elif "screenshot" in step:
+            import base64
+            height = evaluate("document.documentElement.scrollHeight")
+            call("Emulation.setDeviceMetricsOverride", {"width": step.get("width", 800), "height": height, "deviceScaleFactor": 1, "mobile": False}, session)
+            shot = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session)
+            with open(step["screenshot"], "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            results.append(step["screenshot"])
     print(json.dumps(results))
 finally:
     try:
