@@ -126,7 +126,6 @@ public struct ConversationSync: Job {
             members[c.document.id] = m
             guard var messages = byConversation[c.document.id], !messages.isEmpty else { continue }
             messages.sort(by: Message.ordered)
-            byConversation[c.document.id] = messages
             let summary = Self.summary(messages, members: m)
             if summary.contains(where: { k, v in !(c.document[k]?.sameContent(as: v) ?? false) }) {
                 context.update(c.document) { o in

@@ -37,7 +37,7 @@ struct PostgresBackendTests {
 
     static let jobs = [
         "leaderboard-rebuild", "weekly-bonus", "xp-award", "achievement-unlock", "streak-reset", "gig-quality-score",
-        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify",
+        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify", "conversation-sync",
     ]
 
     @Test func migrateCreatesTheSchemaOnceAndIsIdempotent() async throws {

@@ -221,4 +221,38 @@ struct ConversationSyncTests {
         #expect(second.plan.summaryLine == "No changes.")
         #expect(second.plan.messages.isEmpty)
     }
+
+    /// `hearth seed`'s chats (docs/cli.md#hearth-seed): conversations in both apps' shapes are
+    /// summarised, the report's two messages are counted in their study group, the older
+    /// client's conversation is skipped, and a second run changes nothing.
+    @Test func theDemoChatsOfBothAppsAreSummarisedAndTheLegacyOneIsSkipped() async throws {
+        let d = try TestDataDirectory()
+        defer { d.remove() }
+        try DemoData(users: 200, seed: 7).write(to: d.root)
+        let outcome = try await d.run("conversation-sync", now: Self.now)
+        #expect(outcome.plan.summaryLine == "Applied: 0 to create, 33 to update, 0 to delete; 13 pushes, 0 webhooks.")
+        #expect(outcome.record.warnings == [
+            "skipped 1 conversation(s) with no members (neither participantIds nor participants is a list of strings)",
+            "skipped 1 message(s) that count for no conversation (conversationId names no conversation with members, senderId is not a string, or neither createdAt nor timestamp is a time)",
+        ])
+        var shapes: [String: Int] = [:]
+        var messages: [String: Int] = [:]
+        for id in d.ids("messages") {
+            if let c = try d.object("messages/\(id)")?["conversationId"]?.stringValue { messages[c, default: 0] += 1 }
+        }
+        for id in d.ids("conversations") where id != "conv-legacy-00001" {
+            let c = try #require(try d.object("conversations/\(id)"))
+            shapes[c["participantIds"] != nil ? "iOS" : "web", default: 0] += 1
+            #expect(c["messageCount"] == .int(Int64(messages[id] ?? 0)), "\(id)")
+            #expect(c["updatedAt"] == .string(Self.S), "\(id)")
+        }
+        #expect(shapes == ["iOS": 10, "web": 11])
+        let group = try #require(try d.object("conversations/conv-study-group"))
+        #expect(group["lastMessage"] == "See you at the library")
+        #expect(group["lastActivity"] == "2026-11-18T10:00:00.000Z")
+        #expect(group["unreadCount"] == .object(JSONObject([("u00007", 0), ("u00008", 2), ("u00009", 1)])))
+        #expect(try d.object("conversations/conv-legacy-00001")?["updatedAt"] == nil)
+        let again = try await d.run("conversation-sync", now: Self.now)
+        #expect(again.plan.summaryLine == "No changes.")
+    }
 }
