@@ -34,7 +34,7 @@ struct JobPage {
         let rows: [[String]] = [
             ["State", "<span id=\"state\">\(state)</span>"],
             ["Schedule", "<code>\(HTML.escape(j.schedule))</code> (\(HTML.escape(j.timeZone.ianaName)))"],
-            ["Triggers", "its schedule"],
+            ["Triggers", triggers()],
             ["Next", fires.isEmpty ? "<span class=\"muted\">—</span>" : fires],
             ["Last result", j.lastRecord.map { "<a href=\"/runs/\(HTML.escape($0.runID))\">\(HTML.status($0.status.rawValue))</a> \(HTML.time($0.end))" } ?? "<span class=\"muted\">never run</span>"],
             ["Last success", HTML.time(j.lastSuccess)],
@@ -46,6 +46,14 @@ struct JobPage {
         body += "<h2>Last runs</h2>" + runTable()
         body += "<h2>Audit</h2>" + AuditTable(entries: audit).render(showJob: false)
         return HTML.page(title: "\(j.name) · Hearth", refresh: nil, body: body)
+    }
+
+    /// The schedule, then the collections whose writes are declared to start a run, which
+    /// the change feed will use once it exists (docs/triggers.md).
+    func triggers() -> String {
+        guard !job.triggers.isEmpty else { return "its schedule" }
+        return "its schedule; writes to " + job.triggers.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ")
+            + " <span class=\"muted\">(declared; the change feed that will run them is not built yet)</span>"
     }
 
     func actions() -> String {

@@ -181,6 +181,7 @@ struct OperationsEndToEndTests {
         #expect(page.body.contains("<svg"))
         #expect(page.body.contains("every 6 hours"))
         #expect(page.body.contains("Failure streak"))
+        #expect(page.body.contains("<td>Triggers</td><td class=\"wrap\">its schedule</td>"))
         #expect(page.body.contains(">run-now<"))
         #expect(page.body.contains("Signed in as viewer (read only)"))
         #expect(!page.body.contains("<form"))
@@ -440,6 +441,9 @@ struct OperationsEndToEndTests {
         #expect(run.status == 200, "\(run.body)")
         #expect(run.json["job"] as? String == "xp-award")
         #expect(try await HTTPSend.send("POST", job + "/resume", token: Self.operate).status == 200)
+        // The job page lists the triggers xp-award declares (the change feed is not built).
+        let page = try await HTTPSend.send("GET", job, token: Self.operate)
+        #expect(page.body.contains("its schedule; writes to <code>trades</code>, <code>userChallenges</code>, <code>collaborations</code>"), "\(page.body)")
 
         let history = try await HearthProcess.run(["history", "xp-award", "--format", "json"] + config, environment: environment)
         let records = (try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]]) ?? []

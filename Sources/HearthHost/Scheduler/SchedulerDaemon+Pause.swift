@@ -136,7 +136,7 @@ extension SchedulerDaemon {
                 }
             }
             out.append(DaemonStatus.Job(
-                name: name, schedule: jc.schedule, timeZone: jc.timeZone, enabled: state?.enabled ?? false, nextFires: fires,
+                name: name, schedule: jc.schedule, triggers: jc.triggers, timeZone: jc.timeZone, enabled: state?.enabled ?? false, nextFires: fires,
                 running: state?.isRunning ?? false, pause: pauses[name], lastRecord: lastRecords[name], lastSuccess: lastSuccess[name],
                 consecutiveFailures: consecutiveFailures[name] ?? 0))
         }
