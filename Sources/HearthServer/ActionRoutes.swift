@@ -30,7 +30,7 @@ struct ActionRoutes: Sendable {
     func run(_ request: Request, _ context: EndpointContext, job: String) async -> Response {
         var request = request
         let query = request.uri.queryParameters["wait"].map(String.init)
-        return await act(.run, job: job, &request, context, accepted: ["params", "dryRun", "force", "csrf"]) { body, who in
+        return await act(.run, job: job, &request, context, accepted: ["params", "dryRun", "force", "csrf"]) { body, _ in
             let dryRun = try body.flag("dryRun")
             let force = try body.flag("force")
             let wait = try Self.waitParameter(query)

@@ -11,7 +11,6 @@ struct JobPage {
     var runs: [RunRecord]
     var audit: [AuditEntry]
     var viewer: Viewer
-    var now: Date
 
     static let runLimit = 100
 

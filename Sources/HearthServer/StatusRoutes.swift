@@ -143,7 +143,7 @@ struct StatusRoutes: Sendable {
             let (runs, audit) = try await BlockingIO.run { () throws(any Error) in
                 (try data.runRecords(job: name, status: nil, limit: JobPage.runLimit), try data.auditEntries(job: name, limit: Self.latestActions))
             }
-            return Self.html(.ok, JobPage(job: job, runs: runs, audit: audit, viewer: viewer(request), now: Date()).render())
+            return Self.html(.ok, JobPage(job: job, runs: runs, audit: audit, viewer: viewer(request)).render())
         } catch {
             return failed("rendering a job page", error)
         }
