@@ -254,7 +254,7 @@ class Store:
         """Fresh data: a copy of the seed, or a database imported from it (timed, once; later
         loads copy that database)."""
         if self.backend == "dir":
-            if self.a.modes == ["dry"]:  # plans write nothing: they read the seed itself
+            if getattr(self.a, "modes", None) == ["dry"]:  # plans write nothing: they read the seed itself
                 self.args = ["--data", self.seed]
                 return
             fresh_copy(self.seed, self.dir)
