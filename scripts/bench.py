@@ -3,15 +3,16 @@
 `swift build -c release --product hearth && swift build -c release --product hearth-bench`.
 
     scripts/bench.py jobs    [--backend dir|postgres|both] [--users 10000,100000] [--jobs a,b] [--busy]
+                             [--rounds R] [--fresh] [--modes dry,first,steady]
     scripts/bench.py JOB     [--backend ...] [--users N] [--rounds R]     (one job, e.g. streak-reset)
     scripts/bench.py import  [--users 10000,100000]                       (`hearth data import`)
     scripts/bench.py outbox  [--backend ...] [--users N] [--busy] [--rounds R] [--rebuild]
                                                 (outbox deliver after gift-settle --no-deliver)
-    scripts/bench.py floors  --job JOB --bin NAME=PATH ... [--first] [--rounds R]
+    scripts/bench.py floors  --job JOB --variant NAME=PATH ... [--first] [--rounds R]
                                                 (a job against the read/write floor, interleaved)
-    scripts/bench.py ab      --bin NAME=PATH ... [--rounds R] [--setup CMD] -- HEARTH-ARGS...
+    scripts/bench.py ab      --variant NAME=PATH ... [--rounds R] [--setup CMD] -- HEARTH-ARGS...
     scripts/bench.py push    [--count N]        (N FCM pushes through the outbox, nghttpd as FCM)
-    scripts/bench.py idle    [--bin PATH ...] [--duration S] [--server] [--sections]
+    scripts/bench.py idle    [--variant PATH ...] [--duration S] [--server] [--sections]
     scripts/bench.py functions [--gigs N] [--reps R]  (a command job beside its compiled-in twin)
     scripts/bench.py gigs    [--gigs N]         (gig-quality-score over generated gigs)
     scripts/bench.py commit-model ROOT LIST MODE SPLIT (a big commit's file work, in C)
@@ -234,7 +235,7 @@ class Store:
         self.name = f"hearth_bench_{users}{label}"
         self.dir = os.path.join(a.work, f"run-{users}{label}")
         self.pg = pg
-        self.import_seconds = self.import_rss = None
+        self.import_seconds = self.import_cpu = self.import_rss = None
         if backend == "dir":
             self.args = ["--data", self.dir]
         else:
