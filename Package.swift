@@ -143,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport"],
+            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport"],
             path: "Tests/JobsTests",
             swiftSettings: upcoming
         ),
