@@ -2,12 +2,9 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
 import Testing
-import HearthTestSupport
 
 /// `CurlHTTPClient` against real local servers: `Tests/Servers/http_test_server.py` (HTTP/1.1),
 /// `Tests/Servers/h2_test_server.py` (HTTP/2 over TLS, with a CA made per test) and, for the

@@ -2,10 +2,8 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
-import Logging
 import Testing
 import HearthTestSupport
 

@@ -3,9 +3,7 @@ import HearthKit
 import HearthStore
 import HearthHTTP
 import HearthSchedule
-import HearthOutbound
 import HearthHost
-import Synchronization
 import Testing
 import HearthTestSupport
 

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import HearthTestSupport
 
 /// Reads a child's stderr on a background thread so the test can wait for a line.
 ///

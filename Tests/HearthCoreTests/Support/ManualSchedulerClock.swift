@@ -2,11 +2,8 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
-import HearthTestSupport
 
 /// A scheduler clock that only moves when the test says so: `sleep(until:)` returns once
 /// `advance(to:)` reaches the deadline (or throws when the sleeping task is cancelled).

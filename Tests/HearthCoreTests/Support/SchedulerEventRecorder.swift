@@ -2,12 +2,9 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
 import Testing
-import HearthTestSupport
 
 /// Collects a daemon's events in the background so a test can wait for the next one that
 /// matches (in order), with a real-time timeout so a broken daemon fails the test instead of
