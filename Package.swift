@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "HearthOutbound",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthSchedule", log,
+                "HearthKit", "HearthStore", log,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -4,7 +4,6 @@ package import Logging
 import Synchronization
 package import HearthKit
 package import HearthStore
-import HearthSchedule
 
 /// Delivers the outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters): the messages jobs committed to `.hearth/outbox/pending/`,
 /// after their commit, at least once, each under its stable id.

@@ -1,10 +1,8 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/streak-reset.md#rules. The job's zone is UTC (the config default) unless a test says otherwise.
 @Suite("streak-reset")

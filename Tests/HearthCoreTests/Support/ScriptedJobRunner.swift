@@ -1,12 +1,8 @@
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
-import HearthTestSupport
 
 /// A ``SchedulerJobRunner`` that records each attempt and answers with the status the test's
 /// script gives (it may also wait, e.g. on a ``Gate``). It writes nothing.
