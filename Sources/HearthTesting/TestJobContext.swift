@@ -52,6 +52,18 @@ public struct TestJobContext: Sendable {
             parameters: parameters, environment: environment, dryRun: dryRun, policy: policy)
     }
 
+    /// A run over an existing store (a second run after a first one's ``commit()``), `now` as
+    /// an ISO 8601 instant.
+    public init(
+        _ job: any Job.Type, store: InMemoryStore, now: String, logicalTime: String? = nil,
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!, parameters: [String: String] = [:], environment: JobEnvironment = JobEnvironment(),
+        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip
+    ) throws {
+        try self.init(
+            job, store: store, now: try Self.instant(now), logicalTime: try logicalTime.map(Self.instant), timeZone: timeZone,
+            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy)
+    }
+
     /// A run over an existing store (a second run after a first one's ``commit()``).
     public init(
         _ job: any Job.Type, store: InMemoryStore, now: Date, logicalTime: Date? = nil,
@@ -80,6 +92,10 @@ public struct TestJobContext: Sendable {
     /// The run's warnings as its run record keeps them: invalid documents first, then the
     /// job's own.
     public var warnings: [String] { context.issues.map(\.description) + context.warnings }
+
+    /// The line `hearth run` (or, for a dry run, `hearth plan`) ends with for this run:
+    /// `Applied: 0 to create, 2 to update, 0 to delete; 0 pushes, 0 webhooks.` or `No changes.`
+    public var summaryLine: String { changeset.summaryLine(dryRun: context.isDryRun) }
 
     /// Commits the run's changeset into the store; ``TestCommitConflict`` when a document it
     /// writes changed since the run read it (nothing is written then).
