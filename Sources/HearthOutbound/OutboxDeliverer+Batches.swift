@@ -1,9 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
-import HearthKit
 import HearthStore
-import HearthSchedule
 
 /// Delivery of batched messages (``OutboxBatch``): a pass claims each batch with a `flock` on
 /// its file (``OutboxClaim``: the batch file is never replaced, only unlinked when finished),

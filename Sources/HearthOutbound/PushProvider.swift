@@ -1,4 +1,3 @@
-import HearthKit
 /// One push notification for one user, as queued in the outbox by a job.
 ///
 /// The payload of an outbox message of kind `.push` is

@@ -1,5 +1,5 @@
 package import Foundation
-package import HearthKit
+import HearthKit
 package import HearthStore
 
 /// The outbox in PostgreSQL's `outbox` table (docs/storage/postgres.md#outbox).

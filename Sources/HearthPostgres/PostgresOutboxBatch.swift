@@ -1,5 +1,5 @@
 import Foundation
-package import HearthStore
+import HearthStore
 import HearthKit
 
 /// Rows of `outbox` claimed by one deliverer: its transaction's `FOR UPDATE SKIP LOCKED` row

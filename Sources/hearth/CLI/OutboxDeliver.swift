@@ -1,9 +1,6 @@
 import ArgumentParser
-import Foundation
 import HearthKit
-import HearthStore
 import HearthOutbound
-import HearthHTTP
 
 extension Hearth {
     /// `hearth outbox deliver`: one delivery pass.

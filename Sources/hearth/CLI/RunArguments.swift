@@ -3,10 +3,7 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthStore
-import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthHTTP
 
 /// The arguments `run` and `plan` share.
 struct RunArguments: ParsableArguments {
