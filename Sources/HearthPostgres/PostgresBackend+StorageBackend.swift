@@ -4,6 +4,10 @@ package import HearthStore
 
 /// The run side of the PostgreSQL backend (docs/storage/postgres.md#commits).
 extension PostgresBackend {
+    package var features: StorageFeatures { .sharedByDaemons }
+
+    package var transfer: (any DocumentTransfer)? { self }
+
     package func readSnapshot() throws -> any DocumentStore { try PostgresSnapshot.open(self) }
 
     package func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock {
@@ -209,6 +213,11 @@ extension PostgresBackend {
             let connection = try backend.connect()
             try connection.transaction { try PostgresBackend.saveRecord(record, connection) }
         }
+    }
+
+    package func writeRecord(_ record: RunRecord) throws {
+        let connection = try connect()
+        try connection.transaction { try PostgresBackend.saveRecord(record, connection) }
     }
 
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {

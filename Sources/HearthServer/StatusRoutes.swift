@@ -67,23 +67,11 @@ struct StatusRoutes: Sendable {
         return Self.response(reasons.isEmpty ? .ok : .serviceUnavailable, "application/json", JSONWriter.pretty(.object(body)) + "\n")
     }
 
-    /// Whether the backend answers: for a data directory, whether it and its state directory
-    /// can be listed and written; for another backend, whether a run-history query succeeds.
+    /// Whether the backend answers (``StorageBackend/healthProblem()``): for a data directory,
+    /// whether it and its state directory can be listed and written; for another backend,
+    /// whether a run-history query succeeds.
     static func backendProblem(_ data: any StorageBackend) async -> String? {
-        await BlockingIO.run { () -> String? in
-            guard let directory = data as? DataDirectory else {
-                do { _ = try data.runRecords(job: nil, status: nil, limit: 1) } catch {
-                    return "the data backend is unreachable (a query failed)"
-                }
-                return nil
-            }
-            guard access(directory.root, R_OK | W_OK | X_OK) == 0 else { return "the data backend is unreachable (data directory not accessible)" }
-            var st = stat()
-            if stat(directory.stateDirectory, &st) == 0, access(directory.stateDirectory, R_OK | W_OK | X_OK) != 0 {
-                return "the data backend is unreachable (state directory not writable)"
-            }
-            return nil
-        }
+        await BlockingIO.run { () -> String? in data.healthProblem() }
     }
 
     /// The outbox's messages in `folder`, on the data directory or PostgreSQL

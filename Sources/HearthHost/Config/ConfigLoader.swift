@@ -57,8 +57,6 @@ package struct ConfigLoader: Sendable {
             config.dataDir = absolute(dataOverride, relativeTo: FileManager.default.currentDirectoryPath)
         } else if let dataDir {
             config.dataDir = absolute(dataDir, relativeTo: base)
-        } else {
-            throw ConfigError(file: file, "no data directory: set dataDir in the config or pass --data DIR")
         }
         if let tz = try r.timeZone("timeZone") { config.timeZone = tz }
         if let h = try r.integer("historyLimit", min: 1) { config.historyLimit = Int(h) }
@@ -106,6 +104,10 @@ package struct ConfigLoader: Sendable {
             }
             if let d = try t.duration("leaseTimeout") { config.storage.leaseTimeout = d }
             try t.finish()
+        }
+        // PostgreSQL keeps everything in the database: only a data directory store needs one.
+        if config.dataDir.isEmpty, config.storage.kind == .directory {
+            throw ConfigError(file: file, "no data directory: set dataDir in the config or pass --data DIR")
         }
         if var t = try r.table("http") {
             config.http.caFile = try t.path("caFile")

@@ -472,7 +472,7 @@ package actor SchedulerDaemon: Service {
         if kept.count < slots.count {
             logger.notice("only the newest \(kept.count) of \(slots.count) skipped slots are recorded (historyLimit)", metadata: ["job": "\(name)"])
         }
-        guard let directory = data as? DataDirectory else {
+        if data.features.contains(.sharedByDaemons) {
             // Several daemons share the store: a slot one of them skips another may run (or
             // skip too). The slot's claim decides: only its holder records the skip (and counts
             // it, and shows it), and the record ends the claim
@@ -499,7 +499,7 @@ package actor SchedulerDaemon: Service {
         countSkips(name, status: status, count: slots.count)
         for slot in kept {
             let record = Self.skipRecord(name, slot, status: status, now: now)
-            do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
+            do { try data.writeRecord(record) } catch {
                 logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
             }
             noteSkip(record)

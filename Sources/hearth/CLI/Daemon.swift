@@ -5,6 +5,7 @@ import HearthHost
 import HearthStore
 import HearthHTTP
 import HearthServer
+import Logging
 import ServiceLifecycle
 
 extension Hearth {
@@ -30,12 +31,12 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 let store = try global.openStore(config)
-                let directory = store as? DataDirectory
                 let clock = SystemSchedulerClock()
                 let options = global
                 // Finish a crashed commit first, as every writing command does (its outbox
-                // messages become deliverable).
-                if let directory { try await OutboxSetup.recover(config: config, data: directory, logger: logger) }
+                // messages become deliverable); a store whose commits are transactions has none.
+                let recovered = try await store.recoverInterruptedCommits(holder: "pid=\(getpid()) command=daemon", timeout: config.lockTimeout)
+                if !recovered.finished.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(recovered.finished)"]) }
                 // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
                 // (docs/operations/monitoring.md): without it no event loop is started.
                 let tokens = try config.server?.resolveTokens(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)") ?? []
