@@ -7,6 +7,7 @@ import HearthOutbound
 import HearthHost
 import HearthPostgres
 import Logging
+import Synchronization
 import HearthTestSupport
 
 /// The deliverer over PostgreSQL reads users' device tokens, removes dead ones and keeps
@@ -26,7 +27,7 @@ struct PostgresOutboxDeliveryTests {
     }
 
     static func queue(_ backend: PostgresBackend) throws -> any OutboxClaimingQueue {
-        try #require(OutboxQueues.queue(of: backend) as? any OutboxClaimingQueue)
+        backend.outbox
     }
 
     @Test(.enabled(if: FakePushService.pythonReady, "needs PyPI h2 and cryptography (scripts/install-deps)"))
@@ -45,7 +46,7 @@ struct PostgresOutboxDeliveryTests {
             OutboxMessage(id: "push-1", kind: .push, recipient: "u1", title: "Hello", payload: payload), job: "test-job", runID: "run-1", createdAt: Date())
         let provider = FCMProvider(account: try service.credentials.serviceAccount(), http: service.client, failureHoldoff: .zero)
         let deliverer = OutboxDeliverer(
-            config: f.config, data: f.data, store: backend, transport: service.client, pushProvider: provider,
+            config: f.config, store: backend, transport: service.client, pushProvider: provider,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, options: f.options(), environment: [:])
 
         let report = await deliverer.deliverDue(from: try Self.queue(backend))
@@ -89,7 +90,7 @@ struct PostgresOutboxDeliveryTests {
         defer { client.shutdown() }
         func deliverer(_ f: OutboxFixture) -> OutboxDeliverer {
             OutboxDeliverer(
-                config: f.config, data: f.data, store: backend, transport: client, pushProvider: nil,
+                config: f.config, store: backend, transport: client, pushProvider: nil,
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, options: f.options(), environment: [:])
         }
 
@@ -110,5 +111,69 @@ struct PostgresOutboxDeliveryTests {
         let received = try await receiver.received()
         #expect(received.filter { $0.path == "/gone/x" }.map(\.id) == ["first"])
         #expect(received.filter { $0.path == "/ok/live" }.compactMap(\.id).sorted() == ["first", "second"])
+    }
+
+    /// The client as the deliverer sees it; the first request first has the server terminate
+    /// the deliverer's claiming connection (it is idle in its transaction while the batch is
+    /// sent), as a server restart or a network cut would.
+    final class TerminatingTransport: HTTPTransport {
+        let client: CurlHTTPClient
+        let url: String
+        let terminated = Mutex<[String?]?>(nil)
+
+        init(client: CurlHTTPClient, url: String) {
+            self.client = client
+            self.url = url
+        }
+
+        func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+            let first = terminated.withLock { $0 == nil }
+            if first {
+                let url = self.url
+                let killed = try? await PostgresOutboxDeliveryTests.sql(url, """
+                    SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+                    WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()
+                    """)
+                terminated.withLock { if $0 == nil { $0 = killed ?? [] } }
+            }
+            return try await client.send(request)
+        }
+    }
+
+    @Test func aConnectionLostMidBatchRecordsNothingAndTheNextPassDeliversEverything() async throws {
+        let (backend, url) = try await Self.backend()
+        let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
+        defer { receiver.stop() }
+        let f = try OutboxFixture(webhooks: [("ops", receiver.url("/ok/ops"), [])])
+        defer { f.remove() }
+        let client = try CurlHTTPClient(options: HTTPClientOptions(connectTimeout: .seconds(2), timeout: .seconds(5)))
+        defer { client.shutdown() }
+        let ids = ["event-1", "event-2", "event-3"]
+        for id in ids {
+            try await backend.enqueue(.event("job.failed", id: id, data: JSONObject()), job: "test-job", runID: "run-1", createdAt: Date())
+        }
+        let queued = try await Self.sql(url, "SELECT id || ' ' || folder || ' ' || envelope FROM outbox ORDER BY id")
+        let transport = TerminatingTransport(client: client, url: url)
+        let deliverer = OutboxDeliverer(
+            config: f.config, store: backend, transport: transport, pushProvider: nil,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, options: f.options(), environment: [:])
+
+        let first = await deliverer.deliverDue()
+
+        #expect(transport.terminated.withLock { $0 } == ["true"], "the claiming connection was not found idle in its transaction")
+        #expect(first.delivered == 0)
+        #expect(first.errors.count == 1)
+        // Nothing was recorded: every message is pending as it was, none half-done.
+        #expect(queued.count == 3)
+        #expect(try await Self.sql(url, "SELECT id || ' ' || folder || ' ' || envelope FROM outbox ORDER BY id") == queued)
+
+        let second = await deliverer.deliverDue()
+
+        #expect(second.delivered == 3)
+        #expect(second.errors.isEmpty)
+        #expect(try await Self.sql(url, "SELECT count(*) FROM outbox") == ["0"])
+        // At least once: the first pass's sends arrived, and each message again in the second.
+        let received = try await receiver.received().compactMap(\.id)
+        #expect(received.sorted() == (ids + ids).sorted())
     }
 }
