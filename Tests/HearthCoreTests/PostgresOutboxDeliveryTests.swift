@@ -176,4 +176,83 @@ struct PostgresOutboxDeliveryTests {
         let received = try await receiver.received().compactMap(\.id)
         #expect(received.sorted() == (ids + ids).sorted())
     }
+
+    /// The messages nobody is configured to receive (pushes without a provider, events no
+    /// endpoint subscribes to) are dropped in one statement, each exactly as a data directory's
+    /// pass drops it one by one: same folder, reason and redacted tokens.
+    @Test func messagesNobodyIsConfiguredToReceiveAreDroppedAsOnADataDirectory() async throws {
+        let (backend, url) = try await Self.backend()
+        let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
+        defer { receiver.stop() }
+        let f = try OutboxFixture(webhooks: [("ops", receiver.url("/ok/ops"), ["bonus.paid"])])
+        defer { f.remove() }
+        let client = try CurlHTTPClient(options: HTTPClientOptions(connectTimeout: .seconds(2), timeout: .seconds(5)))
+        defer { client.shutdown() }
+        let created = Date(timeIntervalSince1970: 1_795_000_000)
+        func push(_ id: String, tokens: [String]?) -> OutboxMessage {
+            var payload = JSONObject([("userId", .string("u1")), ("title", .string("Hello")), ("body", .string("You have mail"))])
+            if let tokens { payload["tokens"] = .array(tokens.map { .string($0) }) }
+            return OutboxMessage(id: id, kind: .push, recipient: "u1", title: "Hello", payload: payload)
+        }
+        let messages: [OutboxMessage] = [
+            push("push-1", tokens: ["device-token-0000abcdef"]), push("push-2", tokens: nil),
+            .event("job.failed", id: "event-1", data: JSONObject()), .event("bonus.paid", id: "event-2", data: JSONObject()),
+        ]
+        for m in messages {
+            try await backend.enqueue(m, job: "test-job", runID: "run-1", createdAt: created)
+            try OutboxStore.enqueue(m, job: "test-job", runID: "run-1", createdAt: created, data: f.data)
+        }
+        let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let onPostgres = OutboxDeliverer(config: f.config, store: backend, transport: client, pushProvider: nil, logger: quiet, options: f.options(), environment: [:])
+        let onDirectory = OutboxDeliverer(config: f.config, store: f.data, transport: client, pushProvider: nil, logger: quiet, options: f.options(), environment: [:])
+
+        let postgres = await onPostgres.deliverDue()
+        let directory = await onDirectory.deliverDue()
+
+        #expect(postgres == directory)
+        #expect(postgres.dropped == 3)
+        #expect(postgres.delivered == 1)
+        #expect(try await Self.sql(url, "SELECT id || ' ' || folder FROM outbox ORDER BY id") == ["event-1 dropped", "push-1 dropped", "push-2 dropped"])
+        let dropped = try backend.outbox.messages(in: .dropped)
+        func comparable(_ e: OutboxEnvelope) -> JSONObject {
+            var o = e.object
+            #expect(o["finishedAt"] != nil, "\(e.id) has no finishedAt")
+            o["finishedAt"] = nil
+            return o
+        }
+        for e in dropped {
+            let twin = try #require(f.message(e.id, in: .dropped))
+            #expect(comparable(e) == comparable(twin), "\(e.id) differs from the data directory's")
+        }
+        #expect(dropped.first { $0.id == "push-1" }?.payload["tokens"] == .array([.string("…abcdef")]))
+        #expect(dropped.first { $0.id == "push-2" }?.reason == #"skipped: no push provider configured ([push] provider = "none")"#)
+        #expect(dropped.first { $0.id == "event-1" }?.reason == "no webhook endpoint subscribes to job.failed")
+        #expect(try await receiver.received().map(\.id) == ["event-2", "event-2"])
+    }
+
+    /// A pass keeps the newest `droppedRetention` dropped messages, as a data directory's does.
+    @Test func aPassKeepsTheNewestThousandDroppedMessages() async throws {
+        let (backend, url) = try await Self.backend()
+        let f = try OutboxFixture()
+        defer { f.remove() }
+        let client = try CurlHTTPClient(options: HTTPClientOptions(connectTimeout: .seconds(2), timeout: .seconds(5)))
+        defer { client.shutdown() }
+        _ = try await Self.sql(url, """
+            INSERT INTO outbox (id, job, run_id, envelope, next_attempt_at, created_at)
+            SELECT 'push-' || n, 'test', 'run-1', json_build_object('id', 'push-' || n, 'kind', 'push', 'recipient', 'u1', 'title', 'Hello',
+              'payload', json_build_object('userId', 'u1', 'title', 'Hello', 'body', 'Hi'), 'job', 'test', 'runId', 'run-1',
+              'createdAt', '2026-11-18T12:00:00.000Z', 'attempts', 0)::text, '2026-11-18T12:00:00Z', '2026-11-18T12:00:00Z'
+            FROM generate_series(1, 1005) AS n
+            """)
+        let deliverer = OutboxDeliverer(
+            config: f.config, store: backend, transport: client, pushProvider: nil,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, options: f.options(), environment: [:])
+
+        let report = await deliverer.deliverDue()
+
+        #expect(report.dropped == 1005)
+        #expect(try await Self.sql(url, """
+            SELECT folder || ' ' || count(*) || ': push-' || min(substr(id, 6)::int) || ' to push-' || max(substr(id, 6)::int) FROM outbox GROUP BY folder
+            """) == ["dropped 1000: push-6 to push-1005"])
+    }
 }

@@ -79,15 +79,14 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
             }
             var claim = DirectoryOutboxBatch(outbox: self)
             while claim.entries.count < limit, s!.next(into: &claim, now: now, data: data) {}
+            if let d = claim.skipped.earliestNotDue { s!.summary.note(d) }
+            if claim.skipped.busy > 0 { s!.summary.note(Date().addingTimeInterval(Self.busyRecheck)) }
             if claim.entries.isEmpty {
                 // The listing is exhausted: the pass ends here.
                 let pass = s!
                 s = nil
                 if pass.droppedStored > 0 { OutboxStore.pruneDropped(data) }
-                var summary = pass.summary
-                if let d = claim.skipped.earliestNotDue { summary.note(d) }
-                if claim.skipped.busy > 0 { summary.note(Date().addingTimeInterval(Self.busyRecheck)) }
-                let final = summary
+                let final = pass.summary
                 lastPass.withLock { $0 = final }
             } else {
                 lastPass.withLock { $0 = nil }
