@@ -1,4 +1,3 @@
-import Foundation
 public import HearthKit
 
 /// `achievement-unlock` (docs/jobs/achievement-unlock.md#when-an-achievement-unlocks, skill-trading and campus apps): unlocks every

@@ -1,4 +1,3 @@
-import Foundation
 import HearthKit
 
 /// Writes a cached leaderboard document (`leaderboard_cache/{period}`,

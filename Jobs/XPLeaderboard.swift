@@ -1,4 +1,3 @@
-import Foundation
 public import HearthKit
 
 /// `xp-leaderboard` (docs/jobs/xp-leaderboard.md#rules, skill-trading app): one

@@ -1,4 +1,3 @@
-import Foundation
 import HearthKit
 
 /// The users' XP accounts (`userXP/{userId}`) as one run sees them, and the one way jobs

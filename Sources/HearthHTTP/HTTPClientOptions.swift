@@ -1,4 +1,3 @@
-import HearthKit
 /// Settings for a ``CurlHTTPClient``, fixed for the client's lifetime.
 package struct HTTPClientOptions: Sendable {
     /// Default limit for establishing a connection (TCP and TLS) when a request sets none.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// `[http]`: options of the outbound HTTP client.
 package struct HTTPConfig: Sendable, Equatable {
     package var caFile: String?

@@ -1,4 +1,3 @@
-import Foundation
 package import HearthKit
 
 // The `[push]`, `[[webhooks]]` and `[outbox]` sections as plain options; HearthHost reads

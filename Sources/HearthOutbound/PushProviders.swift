@@ -1,7 +1,6 @@
 import Foundation
 package import HearthKit
 import HearthStore
-import HearthSchedule
 
 /// Builds the configured push provider (`[push] provider`, docs/configuration.md#keys and docs/push.md), reading its
 /// credentials from their files or environment variables. Errors name the file or variable and

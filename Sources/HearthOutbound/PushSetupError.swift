@@ -1,4 +1,3 @@
-import HearthKit
 /// A push provider cannot be built from the configuration: a credential file is missing,
 /// unreadable or malformed, or a setting is absent. The message names the file (or the
 /// environment variable) and the field, never a secret's content.

@@ -1,5 +1,4 @@
 import Crypto
-import HearthKit
 
 /// A short, stable, non-reversible name for a device token (ids, log lines).
 enum PushTokenHash {

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 /// The `Retry-After` response header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
 package enum RetryAfter {

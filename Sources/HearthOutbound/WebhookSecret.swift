@@ -1,7 +1,5 @@
 import Foundation
-import HearthKit
 import HearthStore
-import HearthSchedule
 
 /// A webhook signing key, read at delivery time from `secretFile` (trailing newline trimmed)
 /// or `secretEnv`. Its description never shows the key.

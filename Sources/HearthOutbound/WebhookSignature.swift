@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import HearthKit
 
 /// Standard Webhooks signatures (<https://www.standardwebhooks.com>): the receiver recomputes
 /// `v1,` + base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")) and compares.

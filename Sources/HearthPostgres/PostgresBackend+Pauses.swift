@@ -1,5 +1,5 @@
-package import Foundation
-package import HearthKit
+import Foundation
+import HearthKit
 package import HearthStore
 
 /// Paused jobs in the `job_pauses` table (docs/operations/monitoring.md#pause-and-resume).

@@ -1,5 +1,3 @@
-import HearthKit
-
 /// A run's reads: one REPEATABLE READ, READ ONLY transaction on its own connection, so every
 /// document the run reads is from the same moment (docs/storage/postgres.md#reads). Ends
 /// (rolls back, closing the connection) when the last reference to the returned store goes away.

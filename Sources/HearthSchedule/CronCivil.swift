@@ -1,4 +1,3 @@
-import HearthKit
 /// Proleptic-Gregorian calendar arithmetic on plain integers ("civil" dates), used by the cron
 /// engine so that walking days, hours and minutes never goes through `Calendar`.
 ///

@@ -1,4 +1,3 @@
-import HearthKit
 /// The parsed form of a 5-field cron expression: one bit set per field, plus the two flags
 /// that carry Debian cron's (and `cronsim`'s) quirks.
 struct CronFields: Sendable, Hashable {

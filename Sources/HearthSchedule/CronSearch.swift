@@ -1,5 +1,4 @@
 import Foundation
-import HearthKit
 
 /// The next-fire search for a cron schedule: a re-implementation of the algorithm of Python's
 /// `cronsim` (which mimics Debian cron), so that results agree with it exactly, DST included.

@@ -1,5 +1,4 @@
 import Foundation
-import HearthKit
 
 /// The UTC-offset history of one time zone over a window of time, with the conversions the
 /// cron engine needs, following the rules of Python's `zoneinfo` (PEP 495) exactly, because

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 extension Schedule {
     /// Every fire time `t` with `from <= t <= through`, in order, at most `limit` of them

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 /// When a job runs: a cron expression, a macro, or a fixed interval.
 ///

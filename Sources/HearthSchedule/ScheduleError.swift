@@ -1,4 +1,3 @@
-package import HearthKit
 /// Why a schedule expression was rejected.
 ///
 /// The description names the part that is wrong, the offending text, the problem and what

@@ -1,4 +1,3 @@
-import Foundation
 package import Logging
 import Hummingbird
 import HTTPTypes

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import HearthKit
 import HearthHost
 import HearthStore

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HearthKit
 
 /// The `hearth` command: runs jobs once, as a plan, or on a schedule.
 @main

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Synchronization
 
 /// A datagram socket standing in for systemd's `NOTIFY_SOCKET`: bound to a path in a temp

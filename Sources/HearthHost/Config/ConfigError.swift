@@ -1,4 +1,3 @@
-import HearthKit
 /// A configuration problem (exit 78): names the file, the line and the key, and what is accepted.
 package struct ConfigError: Error, Sendable, CustomStringConvertible {
     package var file: String

@@ -1,7 +1,6 @@
 import Foundation
 package import HearthKit
 import HearthStore
-import HearthSchedule
 import HearthOutbound
 import HearthHTTP
 

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 package import HearthStore
 package import HearthOutbound
 package import HearthHTTP

@@ -1,5 +1,4 @@
 import Foundation
-import HearthKit
 import HearthStore
 
 /// `[server]`: the daemon's HTTP endpoint (docs/operations/monitoring.md#the-endpoint).

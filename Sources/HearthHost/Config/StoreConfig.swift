@@ -1,6 +1,5 @@
 import Foundation
 package import HearthStore
-import HearthPostgres
 
 /// `[store]` (docs/configuration.md#store): which backend holds the documents and Hearth's
 /// state, and how new files are written in a data directory.

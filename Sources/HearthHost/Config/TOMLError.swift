@@ -1,4 +1,3 @@
-import HearthKit
 /// A TOML syntax or structure error, positioned at the offending character.
 package struct TOMLError: Error, Sendable, CustomStringConvertible {
     package var file: String

@@ -1,4 +1,3 @@
-import HearthKit
 /// A value together with the line it was defined on. Equality compares the lines as well;
 /// compare ``value`` alone to ignore where things were written.
 package struct TOMLNode: Sendable, Equatable {

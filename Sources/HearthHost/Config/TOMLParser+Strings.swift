@@ -1,4 +1,3 @@
-import HearthKit
 extension TOMLParser.Reader {
     /// `"..."` at the cursor, with escapes.
     mutating func parseBasicString() throws(TOMLError) -> String {

@@ -1,4 +1,3 @@
-import HearthKit
 extension TOMLParser.Reader {
     /// Parses the value at the cursor. `owner` names what the value belongs to in messages
     /// (`key "a"`, `array "a"`); `line` becomes the line of an inline table.

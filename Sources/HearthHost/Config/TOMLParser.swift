@@ -1,4 +1,3 @@
-import HearthKit
 /// A TOML 1.0 parser that remembers the line of every key, array element and table.
 ///
 /// Date-times are validated but kept as written (see ``TOMLValue/datetime(_:)``). Newlines in

@@ -1,4 +1,3 @@
-import HearthKit
 /// A TOML table whose keys keep the order in which the document defined them.
 ///
 /// Two tables are equal only if their keys are in the same order and their lines match too.

@@ -1,4 +1,3 @@
-import HearthKit
 /// A parsed TOML value.
 ///
 /// Date-times are not interpreted: offset date-times, local date-times, local dates and local

@@ -1,4 +1,3 @@
-import Foundation
 package import HearthKit
 
 /// A command job ("a function in any language", docs/functions.md): an executable named in

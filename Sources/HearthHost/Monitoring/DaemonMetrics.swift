@@ -1,7 +1,6 @@
 import Foundation
 import CoreMetrics
 package import Prometheus
-import HearthKit
 package import HearthStore
 package import HearthOutbound
 

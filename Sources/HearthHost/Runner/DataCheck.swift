@@ -2,9 +2,6 @@ package import Foundation
 package import Logging
 package import HearthKit
 package import HearthStore
-import HearthSchedule
-import HearthOutbound
-import HearthHTTP
 
 /// `hearth check`: runs every job over the data as a dry run that records nothing, collecting
 /// every invalid document exactly as the jobs would see it, plus files Hearth ignores.

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 /// Where "now" comes from. Injected everywhere a date is needed so tests never depend on
 /// the wall clock.

@@ -1,10 +1,7 @@
-import Foundation
 import Logging
 import HearthKit
 import HearthStore
-import HearthSchedule
 import HearthOutbound
-import HearthHTTP
 
 /// The `job.succeeded` / `job.failed` webhook events every real run emits (docs/outbox-and-webhooks.md#delivery-retries-dead-letters).
 ///

@@ -2,7 +2,6 @@ import Foundation
 package import Logging
 package import HearthKit
 package import HearthStore
-import HearthSchedule
 import HearthOutbound
 import HearthHTTP
 

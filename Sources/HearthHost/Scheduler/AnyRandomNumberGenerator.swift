@@ -1,4 +1,3 @@
-import HearthKit
 /// A type-erased, sendable random number generator, so the daemon's randomness (jitter,
 /// backoff) can be injected: the system generator in production, a seeded one in tests.
 package struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 /// The outbox as the daemon drives it (docs/outbox-and-webhooks.md#delivery-retries-dead-letters: "delivered by the daemon continuously"): a
 /// delivery pass when something is due, and when the next message is due, so the daemon can

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 /// The scheduler's view of time: "now" (wall clock) and a sleep until a wall-clock instant.
 ///

@@ -1,7 +1,6 @@
 package import Logging
 package import ServiceLifecycle
 import UnixSignals
-import HearthKit
 
 extension SchedulerDaemon {
     /// Runs the daemon as the process's main work: in a `ServiceGroup` that turns SIGTERM and

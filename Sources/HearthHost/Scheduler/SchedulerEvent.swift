@@ -1,9 +1,5 @@
 package import Foundation
-import HearthKit
 package import HearthStore
-import HearthSchedule
-import HearthOutbound
-import HearthHTTP
 
 /// What the scheduler daemon just did, in order, on ``SchedulerDaemon/events``: for tests,
 /// and for anyone who wants to watch it (it is also logged).

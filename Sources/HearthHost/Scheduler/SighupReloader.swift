@@ -1,6 +1,5 @@
 import ServiceLifecycle
 import UnixSignals
-import HearthKit
 
 /// Reloads the daemon's configuration on every SIGHUP, until the service group shuts down.
 package struct SighupReloader: Service {

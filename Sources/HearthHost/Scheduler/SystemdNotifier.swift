@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import HearthKit
 
 /// The `sd_notify` protocol without libsystemd: one datagram per state change
 /// (`READY=1`, `STOPPING=1`, `RELOADING=1`, `STATUS=…`) to the `AF_UNIX` socket named by

@@ -1,5 +1,4 @@
 package import Foundation
-import HearthKit
 
 /// Wall-clock rendering of an instant in a zone, for listings and the status page: `Mon 2026-11-23 00:05:00 -06:00`.
 package enum LocalTime {

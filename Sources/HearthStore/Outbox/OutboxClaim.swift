@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
-import HearthKit
 
 /// A deliverer's claim on one outbox message: an exclusive, non-blocking `flock` on the
 /// message file itself (`pending/<name>.json`), held while its targets are sent.

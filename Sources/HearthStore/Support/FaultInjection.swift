@@ -1,5 +1,4 @@
 import Foundation
-import HearthKit
 
 /// Test-only delays read from the environment, so crash and conflict tests can hit the
 /// narrow windows they need. Unset in production: every hook is a no-op.

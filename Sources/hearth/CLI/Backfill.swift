@@ -1,12 +1,9 @@
 import ArgumentParser
-import Foundation
 import Jobs
 import HearthKit
 import HearthStore
 import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthHTTP
 
 extension Hearth {
     /// `hearth backfill`: runs every slot of a job's schedule in a range, in order.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import HearthKit
 import HearthHost
 import HearthStore
 import HearthHTTP

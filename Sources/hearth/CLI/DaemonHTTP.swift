@@ -1,8 +1,5 @@
 import Logging
 import HearthKit
-import HearthStore
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import HearthHTTP
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HearthKit
 
 extension Hearth {
     /// `hearth export …`: configuration for other tools.

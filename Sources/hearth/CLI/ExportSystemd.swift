@@ -2,10 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthStore
-import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthHTTP
 
 extension Hearth {
     /// `hearth export systemd`: timer + service units per enabled job, and `hearth.service`.

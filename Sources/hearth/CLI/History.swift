@@ -1,10 +1,7 @@
 import ArgumentParser
 import HearthKit
 import HearthStore
-import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthHTTP
 
 extension Hearth {
     /// `hearth history`: run records, newest first.

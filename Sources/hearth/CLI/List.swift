@@ -4,9 +4,7 @@ import Jobs
 import HearthKit
 import HearthStore
 import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthHTTP
 
 extension Hearth {
     /// `hearth list`: the registered jobs with schedule, zone, next run and last result.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HearthKit
 
 extension Hearth {
     /// `hearth outbox`: the transactional outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters).

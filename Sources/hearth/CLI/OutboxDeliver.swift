@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import HearthKit
-import HearthStore
 import HearthOutbound
 import HearthHTTP
 import HearthHost

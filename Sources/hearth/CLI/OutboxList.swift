@@ -1,7 +1,6 @@
 import ArgumentParser
 import HearthKit
 import HearthStore
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import HearthHTTP

@@ -2,10 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthStore
-import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthHTTP
 
 extension Hearth {
     /// `hearth outbox retry ID`: a dead letter back to pending.

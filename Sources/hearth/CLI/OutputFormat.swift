@@ -1,5 +1,4 @@
 import ArgumentParser
-import HearthKit
 
 /// `--format` for listings and reports.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HearthKit
 
 extension Hearth {
     /// `hearth plan JOB` = `hearth run JOB --dry-run`.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HearthKit
 
 extension Hearth {
     /// `hearth run JOB`: runs a job once now (or at `--now`), committing its changes.

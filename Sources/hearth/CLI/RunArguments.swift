@@ -3,8 +3,6 @@ import Foundation
 import Jobs
 import HearthKit
 import HearthStore
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import HearthHTTP
 
@@ -76,11 +74,7 @@ struct RunArguments: ParsableArguments {
             let now = try parsedNow()
             let config = try global.loadConfig(logger: logger)
             let store = try global.openStore(config)
-            // One HTTP client (created on first use) for the job and the delivery after it.
-            let http = LazyCurlTransport(config: config.http)
-            let runner = Runner(
-                config: config, data: store, registry: JobCatalog.registry,
-                environment: JobEnvironment(notificationTypes: config.notificationTypes, http: http, pushProvider: config.push.provider), logger: logger)
+            let runner = Runner(config: config, data: store, registry: JobCatalog.registry, logger: logger)
             if let pause = try? store.pauses()[job] {
                 emitError("warning: \(job) is paused\(pause.note.map { " (\($0))" } ?? ""); running it by hand anyway. The daemon skips its slots until `hearth resume \(job)`.\n")
             }
@@ -91,7 +85,11 @@ struct RunArguments: ParsableArguments {
             // The run and its report, in a function of their own so that the outcome (every
             // change and message of the run) is freed before the delivery below.
             let code = try await report(runner.run(job, options: RunOptions(trigger: .cli, logicalTime: now, startTime: now, dryRun: dryRun, parameters: params, progress: progress)), progress: progress != nil)
-            if !dryRun, deliver { await OutboxDelivery(config: config, store: store, http: http, logger: logger).deliverAfterRun() }
+            if !dryRun, deliver {
+                // The job's HTTP client (created on first use) delivers too: one per process.
+                let http = runner.environment.http ?? LazyCurlTransport(config: config.http)
+                await OutboxDelivery(config: config, store: store, http: http, logger: logger).deliverAfterRun()
+            }
             return code
         } catch {
             return ExitStatus.fail(error)

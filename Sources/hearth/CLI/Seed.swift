@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Jobs
 import HearthKit
 import HearthStore

@@ -1,4 +1,3 @@
-import HearthKit
 /// Plain aligned columns for text listings.
 enum Table {
     static func render(header: [String], rows: [[String]]) -> String {
