@@ -25,7 +25,8 @@ public struct AchievementUnlock: Job {
         summary: "Unlock achievements users have reached: userAchievements, XP, the achievements array, a notification.",
         defaultSchedule: "*/10 * * * *",
         reads: ["achievements", "users", "userXP", "userAchievements", "trades", "userChallenges", "collaborations", "streaks"],
-        writes: ["userAchievements", "userXP", "xpTransactions", "users", "notifications"]
+        writes: ["userAchievements", "userXP", "xpTransactions", "users", "notifications"],
+        triggers: ["userXP", "trades", "userChallenges"]
     )
 
     static let notificationType = "achievement_unlocked"

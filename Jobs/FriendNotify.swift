@@ -24,7 +24,8 @@ public struct FriendNotify: Job {
         defaultSchedule: "* * * * *",
         parameters: [maxAgeParameter],
         reads: ["friendships", "users", "notifications"],
-        writes: ["notifications"]
+        writes: ["notifications"],
+        triggers: ["friendships"]
     )
 
     static let requestType = "friend_request"

@@ -34,7 +34,8 @@ public struct GiftSettle: Job {
         defaultSchedule: "* * * * *",
         parameters: [expireAfterParameter, requireFriendshipParameter, maxAmountParameter],
         reads: ["transactions", "users", "friendships"],
-        writes: ["transactions", "users", "notifications"]
+        writes: ["transactions", "users", "notifications"],
+        triggers: ["transactions"]
     )
 
     static let notificationType = "gift_received"

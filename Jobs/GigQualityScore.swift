@@ -47,7 +47,8 @@ public struct GigQualityScore: Job {
         defaultSchedule: "*/30 * * * *",
         parameters: [scorerURLParameter, versionParameter, scorerTimeoutParameter, scorerConcurrencyParameter],
         reads: ["gigs"],
-        writes: ["gigs"]
+        writes: ["gigs"],
+        triggers: ["gigs"]
     )
 
     /// The fields this job writes (never sent to an external scorer).

@@ -14,5 +14,6 @@ public enum JobCatalog {
         ReportTriage.self,
         XPLeaderboard.self,
         FriendNotify.self,
+        ConversationSync.self,
     ])
 }

@@ -43,7 +43,8 @@ public struct NotificationFanout: Job {
         defaultSchedule: "* * * * *",
         parameters: [maxAgeParameter, collapseAboveParameter],
         reads: ["broadcasts", "notifications", "users"],
-        writes: ["notifications", "broadcasts"]
+        writes: ["notifications", "broadcasts"],
+        triggers: ["notifications", "broadcasts"]
     )
 
     let maxAge: TimeInterval

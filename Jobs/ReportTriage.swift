@@ -30,7 +30,8 @@ public struct ReportTriage: Job {
         defaultSchedule: "*/5 * * * *",
         parameters: [hideAtParameter],
         reads: ["reports", "moderationQueue", "users", "trades", "messages"],
-        writes: ["reports", "moderationQueue", "trades"]
+        writes: ["reports", "moderationQueue", "trades"],
+        triggers: ["reports"]
     )
 
     static let contentTypes = ["trade", "message", "user"]

@@ -23,7 +23,8 @@ public struct XPAward: Job {
         defaultSchedule: "*/10 * * * *",
         parameters: [tradeParameter, challengeParameter, collaborationParameter],
         reads: ["trades", "userChallenges", "collaborations", "xpTransactions", "userXP"],
-        writes: ["userXP", "xpTransactions"]
+        writes: ["userXP", "xpTransactions"],
+        triggers: ["trades", "userChallenges", "collaborations"]
     )
 
     static let tradeSource = "trade_completed"

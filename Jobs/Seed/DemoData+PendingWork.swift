@@ -15,7 +15,7 @@ extension DemoData {
     ///   more earlier.
     /// - **Reports** `reports/report-NNNNN`: `trade-u00002` reported by three distinct users
     ///   (the hold), a message and a user reported, one report per rejection code, and one
-    ///   random report per 25 users; two `messages`.
+    ///   random report per 25 users; two `messages` (of `conversations/conv-study-group`).
     /// - **XP history** `xpTransactions/xp-history-uNNNNN-K`: three per two users over the 40
     ///   days before the anchor, of every source.
     /// - **Fresh friendships** `friendships/fresh-uA_uB`: one per 25 users, requested in the
@@ -60,12 +60,15 @@ extension DemoData {
             }
         }
 
-        // Reports and the messages they name.
+        // Reports and the messages they name (in the chat's shape: `conversations/conv-study-group`
+        // is written with the demo's conversations).
         try w.put("messages", "msg-00001", JSONObject([
-            ("senderId", .string(uid(7))), ("receiverId", .string(uid(8))), ("text", "Cheap followers, DM me"), ("createdAt", ago(3 * hour)),
+            ("conversationId", "conv-study-group"), ("senderId", .string(uid(7))), ("senderName", .string(name(7))),
+            ("content", "Cheap followers, DM me"), ("type", "text"), ("createdAt", ago(3 * hour)), ("readBy", .array([.string(uid(7))])),
         ]))
         try w.put("messages", "msg-00002", JSONObject([
-            ("senderId", .string(uid(9))), ("receiverId", .string(uid(7))), ("text", "See you at the library"), ("createdAt", ago(2 * hour)),
+            ("conversationId", "conv-study-group"), ("senderId", .string(uid(9))), ("senderName", .string(name(9))),
+            ("content", "See you at the library"), ("type", "text"), ("createdAt", ago(2 * hour)), ("readBy", .array([.string(uid(9)), .string(uid(7))])),
         ]))
         var reportNumber = 0
         func report(_ reporter: String, _ type: String, _ content: String, _ reason: String, _ age: Double) throws {

@@ -4,7 +4,8 @@ public import HearthKit
 /// `hearth seed`: a deterministic demo data directory in the apps' own field names —
 /// campus users, friendships, transactions, notifications, leaderboard inputs; the trading
 /// app's trades, challenges, collaborations, streaks, achievements and XP; the gig board's
-/// gigs (covering every rubric component and penalty); broadcasts.
+/// gigs (covering every rubric component and penalty); broadcasts; the trading app's chat
+/// (conversations and messages in the iOS and web apps' shapes).
 ///
 /// Everything is derived from `seed` and `anchor` (not the clock), so two runs with the same
 /// options write byte-identical trees.
@@ -232,6 +233,7 @@ public struct DemoData: Sendable {
         let balances = (0...users).map { i -> Int64 in i % 20 == 0 ? CampusUser.defaultPoints : max(0, 500 + earned[i] - gifted[i]) }
         try writePendingWork(&w, balances: balances, recentlyPending: recentlyPending, uid: uid, ago: ago)
         try writeFunctionWork(&w, uid: uid, ago: ago)
+        try writeConversations(&w, uid: uid)
         return w.count
     }
 

@@ -14,10 +14,10 @@ struct GoldenOutputTests {
     static let now = "2026-11-18T12:00:00Z"
     static let seedArguments = ["--users", "100", "--seed", "5"]
 
-    /// The eleven compiled-in jobs and the two shipped command jobs (`functions/`).
+    /// The twelve compiled-in jobs and the two shipped command jobs (`functions/`).
     static let jobs = [
         "leaderboard-rebuild", "weekly-bonus", "xp-award", "achievement-unlock", "streak-reset", "gig-quality-score",
-        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify", "expire-gigs", "daily-digest",
+        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify", "conversation-sync", "expire-gigs", "daily-digest",
     ]
 
     /// The built-in jobs with their defaults, plus the two command jobs of docs/functions.md.

@@ -190,12 +190,12 @@ struct HardeningTests {
         let r = try await HearthProcess.run(["export", "systemd", "--config", s.path + "/hearth.toml", "--out", s.path + "/units", "--user", "hearth", "--group", "hearth"])
         #expect(r.status == 0, "\(r.stderr)")
         let units = try FileManager.default.contentsOfDirectory(atPath: s.path + "/units").sorted()
-        #expect(units.count == 23)   // a service and a timer per built-in job, and the daemon
+        #expect(units.count == 25)   // a service and a timer per built-in job, and the daemon
         var scores: [String: Double] = [:]
         for unit in units where unit.hasSuffix(".service") {
             scores[unit] = try SystemdAnalyze.exposure(of: s.path + "/units/" + unit).score
         }
-        #expect(scores.count == 12)
+        #expect(scores.count == 13)
         #expect(scores.values.allSatisfy { $0 <= 1.5 }, "\(scores)")
         let (status, text) = try SystemdAnalyze.verify(units.map { s.path + "/units/" + $0 })
         #expect(status == 0, "\(text)")

@@ -37,7 +37,7 @@ struct PostgresBackendTests {
 
     static let jobs = [
         "leaderboard-rebuild", "weekly-bonus", "xp-award", "achievement-unlock", "streak-reset", "gig-quality-score",
-        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify",
+        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify", "conversation-sync",
     ]
 
     @Test func migrateCreatesTheSchemaOnceAndIsIdempotent() async throws {
@@ -117,7 +117,7 @@ struct PostgresBackendTests {
         #expect(env.status == 0, "\(env.stderr)")
         #expect(env.stdout.contains("\nThe services read HEARTH_TEST_PG (the PostgreSQL URL) from /etc/hearth/pg.env: create it, owned by root, mode 0600, with the line\n  HEARTH_TEST_PG=postgresql://USER:PASSWORD@HOST/DB\n"))
         let units = try FileManager.default.contentsOfDirectory(atPath: s.temp.path + "/units").sorted()
-        #expect(units.count == 23)
+        #expect(units.count == 25)
         for unit in units {
             let text = try #require(s.temp.read("units/" + unit))
             #expect(!text.contains(s.url) && !text.contains("127.0.0.1"), "\(unit) holds the URL")

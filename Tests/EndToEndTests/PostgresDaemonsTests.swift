@@ -8,7 +8,7 @@ import HearthTestSupport
 struct PostgresDaemonsTests {
     static let others = [
         "leaderboard-rebuild", "weekly-bonus", "achievement-unlock", "streak-reset", "gig-quality-score",
-        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify",
+        "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify", "conversation-sync",
     ]
 
     /// Three daemons, `xp-award` every 2 seconds, for 14 seconds: CI's length, which still gives

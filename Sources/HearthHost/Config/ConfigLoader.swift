@@ -154,12 +154,14 @@ package struct ConfigLoader: Sendable {
             t.consumeAll()
         }
         for job in allJobs {
-            var jc = JobConfig(name: job.name, schedule: job.defaultSchedule, timeZone: config.timeZone, policy: config.defaults)
+            var jc = JobConfig(name: job.name, schedule: job.defaultSchedule, timeZone: config.timeZone, policy: config.defaults, triggers: job.triggers)
             if var t = jobTables[job.name] {
                 if let s = try t.string("schedule") { jc.schedule = s }
                 if let tz = try t.timeZone("timeZone") { jc.timeZone = tz }
                 if let e = try t.bool("enabled") { jc.enabled = e }
                 jc.pingURL = try t.url("pingUrl")
+                if let n = t.node("triggers") { jc.triggers = try Self.triggers(n, of: job, file: file) }
+                if let d = try t.duration("triggerDelay") { jc.triggerDelay = d }
                 jc.policy = try readPolicy(&t, base: config.defaults)
                 if var p = try t.table("params") {
                     for key in p.table.keys {
@@ -219,6 +221,31 @@ package struct ConfigLoader: Sendable {
             }
         }
         return (f, f.descriptor(schedule: "", params: params))
+    }
+
+    /// `[jobs.NAME] triggers` (docs/triggers.md#configuration): collections the job reads, each
+    /// listed once; `[]` turns triggers off. A collection the job does not read is an error at
+    /// its own line: a write there cannot change what the job does.
+    static func triggers(_ node: TOMLNode, of job: JobDescriptor, file: String) throws(ConfigError) -> [String] {
+        let key = "[jobs.\(job.name)] triggers"
+        guard case .array(let items) = node.value else {
+            throw ConfigError(file: file, line: node.line, "\(key): expected an array of collection names, e.g. [\"transactions\"] ([] turns triggers off), found \(node.value.typeName)")
+        }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let c) = item.value else {
+                throw ConfigError(file: file, line: item.line, "\(key): expected an array of collection names, found \(item.value.typeName) in it")
+            }
+            guard job.reads.contains(c) else {
+                let reads = job.reads.isEmpty ? "it reads none (list them in reads)" : "it reads: \(job.reads.joined(separator: ", "))"
+                throw ConfigError(file: file, line: item.line, "\(key): \(JSONWriter.quoted(c)) is not a collection \(job.name) reads, so a write there cannot change what it does; \(reads)")
+            }
+            guard !out.contains(c) else {
+                throw ConfigError(file: file, line: item.line, "\(key): \(JSONWriter.quoted(c)) is listed twice")
+            }
+            out.append(c)
+        }
+        return out
     }
 
     /// A `params` value as the parameter it can be (its type checked against a declaration

@@ -13,8 +13,16 @@ package struct JobConfig: Sendable {
     package var params: [String: ParameterValue]
     /// healthchecks.io-style monitoring URL, if any.
     package var pingURL: String?
+    /// The collections whose writes start a run (docs/triggers.md): `[jobs.NAME] triggers`,
+    /// else the job's declared defaults; each one the job reads. Empty: only the schedule.
+    package var triggers: [String]
+    /// Writes that arrive within this long of the first one start one run (`triggerDelay`).
+    package var triggerDelay: Duration
 
-    package init(name: String, schedule: String, timeZone: TimeZone, enabled: Bool = true, policy: JobPolicy = JobPolicy(), params: [String: ParameterValue] = [:], pingURL: String? = nil) {
+    package init(
+        name: String, schedule: String, timeZone: TimeZone, enabled: Bool = true, policy: JobPolicy = JobPolicy(), params: [String: ParameterValue] = [:], pingURL: String? = nil,
+        triggers: [String] = [], triggerDelay: Duration = JobConfig.defaultTriggerDelay
+    ) {
         self.name = name
         self.schedule = schedule
         self.timeZone = timeZone
@@ -22,5 +30,10 @@ package struct JobConfig: Sendable {
         self.policy = policy
         self.params = params
         self.pingURL = pingURL
+        self.triggers = triggers
+        self.triggerDelay = triggerDelay
     }
+
+    /// `triggerDelay` when the config does not set it.
+    package static let defaultTriggerDelay: Duration = .milliseconds(20)
 }

@@ -32,11 +32,13 @@ package struct FunctionConfig: Sendable, Equatable {
     }
 
     /// The descriptor `hearth list` and the runner see: the config's `params` become the
-    /// job's parameters, each with its config value as default and its type as the kind.
+    /// job's parameters, each with its config value as default and its type as the kind. A
+    /// command job has no default triggers: only `[jobs.NAME] triggers` (among its `reads`)
+    /// gives it some (docs/triggers.md#configuration).
     package func descriptor(schedule: String, params: [String: ParameterValue]) -> JobDescriptor {
         var d = JobDescriptor(
             name: name, summary: summary.isEmpty ? "command: " + command.joined(separator: " ") : summary,
-            defaultSchedule: schedule, reads: reads, writes: writes)
+            defaultSchedule: schedule, reads: reads, writes: writes, triggers: [])
         d.parameters = params.keys.sorted().map { key in
             let value = params[key]!
             let kind: ParameterKind

@@ -51,13 +51,21 @@ public struct JobDescriptor: Sendable {
     public var parameters: [ParameterSpec]
     public var reads: [String]
     public var writes: [String]
+    /// The collections whose writes start a run of the job by default (docs/triggers.md), each
+    /// one of ``reads``; `[jobs.NAME] triggers` replaces them. Empty for jobs about time (a
+    /// leaderboard, a weekly bonus), which only their schedule starts.
+    public var triggers: [String]
 
-    public init(name: String, summary: String, defaultSchedule: String, parameters: [any ParameterDeclaration] = [], reads: [String], writes: [String]) {
+    public init(
+        name: String, summary: String, defaultSchedule: String, parameters: [any ParameterDeclaration] = [], reads: [String], writes: [String],
+        triggers: [String] = []
+    ) {
         self.name = name
         self.summary = summary
         self.defaultSchedule = defaultSchedule
         self.parameters = parameters.map(\.spec)
         self.reads = reads
         self.writes = writes
+        self.triggers = triggers
     }
 }

@@ -6,7 +6,8 @@ import HearthHost
 
 extension Hearth {
     /// `hearth check`: validates the configuration, every schedule, and every document the
-    /// jobs read (by running each job as a dry run that records nothing).
+    /// jobs read (by running each job as a dry run that records nothing); lists each job's
+    /// triggers (docs/triggers.md).
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
@@ -24,9 +25,21 @@ extension Hearth {
                     }
                 }
                 let report = try await DataCheck(config: config, data: data, registry: JobCatalog.registry, logger: logger).run()
+                let jobs = config.jobs.sorted { $0.key < $1.key }
                 switch listing.format {
-                case .json: emit(JSONWriter.pretty(report.json) + "\n")
-                default: emit(report.text)
+                case .json:
+                    var o = report.json.objectValue ?? JSONObject()
+                    o["triggers"] = .object(JSONObject(jobs.map { name, jc in
+                        (name, .object(JSONObject([
+                            ("collections", .array(jc.triggers.map { .string($0) })), ("triggerDelay", .string(DurationFormat.format(jc.triggerDelay))),
+                        ])))
+                    }))
+                    emit(JSONWriter.pretty(.object(o)) + "\n")
+                default:
+                    let triggers = jobs.map { name, jc in
+                        "triggers: \(name): " + (jc.triggers.isEmpty ? "none" : "\(jc.triggers.joined(separator: ", ")) (triggerDelay \(DurationFormat.format(jc.triggerDelay)))") + "\n"
+                    }
+                    emit(triggers.joined() + report.text)
                 }
                 if !report.issues.isEmpty { throw ExitCode(ExitStatus.dataError) }
                 if !report.unkeepable.isEmpty { throw ExitCode(ExitStatus.noPermission) }

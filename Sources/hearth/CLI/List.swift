@@ -7,9 +7,10 @@ import HearthSchedule
 import HearthHost
 
 extension Hearth {
-    /// `hearth list`: the registered jobs with schedule, zone, next run and last result.
+    /// `hearth list`: the registered jobs with schedule, zone, next run, last result and the
+    /// collections whose writes start a run (docs/triggers.md).
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List jobs: name, schedule, time zone, next run (or paused), last result.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List jobs: name, schedule, time zone, next run (or paused), last result, triggers.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -33,11 +34,12 @@ extension Hearth {
                     let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
                     let pause = pauses[d.name]
                     let nextText = !jc.enabled ? "disabled" : pause != nil ? "paused" + (pause?.note.map { ": \($0)" } ?? "") : (next.map(Timestamp.format) ?? "—")
-                    rows.append([d.name, jc.schedule, jc.timeZone.ianaName, nextText, lastText])
+                    rows.append([d.name, jc.schedule, jc.timeZone.ianaName, nextText, lastText, jc.triggers.isEmpty ? "none" : jc.triggers.joined(separator: ", ")])
                     var o = JSONObject([
                         ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.ianaName)),
                         ("enabled", .bool(jc.enabled)), ("summary", .string(d.summary)),
                         ("reads", .array(d.reads.map { .string($0) })), ("writes", .array(d.writes.map { .string($0) })),
+                        ("triggers", .array(jc.triggers.map { .string($0) })), ("triggerDelay", .string(DurationFormat.format(jc.triggerDelay))),
                     ])
                     o["nextRun"] = next.map(Timestamp.json) ?? .null
                     o["lastRun"] = last.map { .object($0.json) } ?? .null
@@ -46,7 +48,7 @@ extension Hearth {
                 }
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(.array(json)) + "\n")
-                default: emit(Table.render(header: ["JOB", "SCHEDULE", "TIME ZONE", "NEXT RUN", "LAST RESULT"], rows: rows))
+                default: emit(Table.render(header: ["JOB", "SCHEDULE", "TIME ZONE", "NEXT RUN", "LAST RESULT", "TRIGGERS"], rows: rows))
                 }
             } catch {
                 throw ExitStatus.fail(error)
