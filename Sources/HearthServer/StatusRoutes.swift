@@ -6,7 +6,6 @@ import NIOCore
 import HearthKit
 import HearthStore
 import HearthHost
-import HearthPostgres
 
 /// The endpoint's handlers. Failures answer 500 with a short fixed text (the details go to
 /// the log): no stack, no path leaves the process.
@@ -77,8 +76,7 @@ struct StatusRoutes: Sendable {
     /// The outbox's messages in `folder`, on the data directory or PostgreSQL
     /// (docs/outbox-and-webhooks.md#postgresql).
     static func outboxMessages(_ folder: OutboxStore.Folder, _ data: any StorageBackend) throws -> [OutboxEnvelope] {
-        guard let queue = OutboxQueues.queue(of: data) else { return [] }
-        return try queue.messages(in: folder)
+        try data.outbox.messages(in: folder)
     }
 
     /// `GET /metrics`: the gauges set from the daemon and the outbox, then everything.

@@ -63,6 +63,11 @@ package protocol StorageBackend: DocumentStore {
     /// the commit (the data directory's journal).
     func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult
 
+    /// The outbox queue the backend's commits fill (docs/outbox-and-webhooks.md): a fresh
+    /// value for each delivery pass (``OutboxClaimingQueue``), also what `hearth outbox list`
+    /// and the status page read.
+    var outbox: any OutboxClaimingQueue { get }
+
     /// Webhook endpoints disabled by a 410, by endpoint name (blocking; docs/outbox-and-webhooks.md).
     func disabledEndpoints() throws -> [String: DisabledEndpoint]
 

@@ -17,8 +17,8 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withStore(listing: listing) { _, config, store in
-                let queue = try OutboxSetup.queue(of: store, config: config)
+            try await global.withStore(listing: listing) { _, _, store in
+                let queue = store.outbox
                 var entries: [OutboxListing.Entry] = []
                 for folder in [OutboxStore.Folder.pending, .dead] {
                     entries += try queue.messages(in: folder).map { (folder, $0) }
