@@ -154,5 +154,15 @@ extension InMemoryStore: StorageBackend {
     }
 
     /// The store's outbox queue.
-    package var outbox: InMemoryOutbox { InMemoryOutbox(store: self) }
+    package var outbox: any OutboxClaimingQueue { InMemoryOutbox(store: self) }
+
+    package func appendAudit(_ entry: AuditEntry) throws {
+        state.withLock { $0.audit.append(entry) }
+    }
+
+    /// Newest first, as the other backends list them.
+    package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
+        let matching = state.withLock { $0.audit }.reversed().filter { job == nil || $0.job == job }
+        return Array(matching.prefix(limit ?? matching.count))
+    }
 }
