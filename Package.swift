@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "HearthOutbound",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthSchedule", log,
+                "HearthKit", "HearthStore", log,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHost", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthHost", log, lifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport", "HearthTesting"],
+            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport", "HearthTesting"],
             path: "Tests/JobsTests",
             swiftSettings: upcoming
         ),

@@ -40,6 +40,10 @@ struct hearth_pq_api {
     int (*getisnull)(const PGresult *res, int tup_num, int field_num);
     int (*getlength)(const PGresult *res, int tup_num, int field_num);
     char *(*getvalue)(const PGresult *res, int tup_num, int field_num);
+    int (*putCopyData)(PGconn *conn, const char *buffer, int nbytes);
+    int (*putCopyEnd)(PGconn *conn, const char *errormsg);
+    PGresult *(*getResult)(PGconn *conn);
+    char *(*resultErrorMessage)(const PGresult *res);
 };
 
 /* Filled once by hearth_pq_load(); read-only afterwards. */
@@ -71,5 +75,9 @@ static inline int hearth_PQnfields(const PGresult *res) { return hearth_pq.nfiel
 static inline int hearth_PQgetisnull(const PGresult *res, int tup_num, int field_num) { return hearth_pq.getisnull(res, tup_num, field_num); }
 static inline int hearth_PQgetlength(const PGresult *res, int tup_num, int field_num) { return hearth_pq.getlength(res, tup_num, field_num); }
 static inline char *hearth_PQgetvalue(const PGresult *res, int tup_num, int field_num) { return hearth_pq.getvalue(res, tup_num, field_num); }
+static inline int hearth_PQputCopyData(PGconn *conn, const char *buffer, int nbytes) { return hearth_pq.putCopyData(conn, buffer, nbytes); }
+static inline int hearth_PQputCopyEnd(PGconn *conn, const char *errormsg) { return hearth_pq.putCopyEnd(conn, errormsg); }
+static inline PGresult *hearth_PQgetResult(PGconn *conn) { return hearth_pq.getResult(conn); }
+static inline char *hearth_PQresultErrorMessage(const PGresult *res) { return hearth_pq.resultErrorMessage(res); }
 
 #endif /* HEARTH_CLIBPQ_SHIM_H */

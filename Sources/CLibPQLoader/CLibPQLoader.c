@@ -38,6 +38,10 @@ static void hearth_pq_open(void) {
     HEARTH_RESOLVE(getisnull, "PQgetisnull")
     HEARTH_RESOLVE(getlength, "PQgetlength")
     HEARTH_RESOLVE(getvalue, "PQgetvalue")
+    HEARTH_RESOLVE(putCopyData, "PQputCopyData")
+    HEARTH_RESOLVE(putCopyEnd, "PQputCopyEnd")
+    HEARTH_RESOLVE(getResult, "PQgetResult")
+    HEARTH_RESOLVE(resultErrorMessage, "PQresultErrorMessage")
 #undef HEARTH_RESOLVE
 }
 

@@ -128,7 +128,7 @@ extension PostgresBackend {
             }
         }
 
-        let messages = c.messages.map { ($0, commit.record.start) } + commit.events.map { ($0, commit.record.end) }
+        let messages = c.messages.map { ($0, commit.messagesCreatedAt) } + commit.events.map { ($0, commit.record.end) }
         for chunk in chunks(messages, size: 2000) {
             let rows = chunk.map { m, createdAt in
                 JSONValue.object(JSONObject([
@@ -234,7 +234,7 @@ extension PostgresBackend {
         let rows = try connection.query(
             """
             SELECT record FROM run_records WHERE ($1::text IS NULL OR job = $1) AND ($2::text IS NULL OR status = $2)
-            ORDER BY start_at DESC, run_id DESC LIMIT $3
+            ORDER BY record::jsonb ->> 'end' DESC, run_id DESC LIMIT $3
             """,
             [job, status?.rawValue, limit.map(String.init)])
         return rows.values.compactMap { text in

@@ -11,11 +11,13 @@ package struct PostgresBackend: StorageBackend {
     let connection: PostgresConnection
     let documents: PostgresDocuments
     package let location: String
+    /// The statements this backend's connections have sent (for the tests).
+    package let statements = PostgresStatementCount()
 
     /// Connects, and checks that `hearth migrate` brought the schema up to date.
     package init(url: String, requireSchema: Bool = true) throws {
         self.url = url
-        connection = try PostgresConnection(url: url)
+        connection = try PostgresConnection(url: url, statements: statements)
         documents = PostgresDocuments(connection: connection)
         location = PostgresBackend.describe(url)
         if requireSchema {
@@ -27,7 +29,7 @@ package struct PostgresBackend: StorageBackend {
     }
 
     /// A new connection to the same database (a snapshot, a lock, a deliverer).
-    package func connect() throws(PostgresError) -> PostgresConnection { try PostgresConnection(url: url) }
+    package func connect() throws(PostgresError) -> PostgresConnection { try PostgresConnection(url: url, statements: statements) }
 
     /// `postgres database NAME` — the database's name only: the URL holds a password.
     static func describe(_ url: String) -> String {

@@ -13,9 +13,13 @@ package final class PostgresConnection: @unchecked Sendable {
     private let mutex = Mutex(())
     /// Secrets to remove from every error message (the URL and its password).
     private let secrets: [String]
+    /// Counts the statements sent (shared by a backend's connections); nil: not counted.
+    private let statements: PostgresStatementCount?
 
-    /// Connects to `url` (a `postgresql://` URL or a libpq `key=value` string).
-    package init(url: String) throws(PostgresError) {
+    /// Connects to `url` (a `postgresql://` URL or a libpq `key=value` string); every statement
+    /// sent is counted in `statements`.
+    package init(url: String, statements: PostgresStatementCount? = nil) throws(PostgresError) {
+        self.statements = statements
         if let failure = hearth_pq_load() {
             throw PostgresError("libpq cannot be loaded (\(String(cString: failure))); the PostgreSQL store ([store] kind = \"postgres\") needs it: install the Debian package libpq5")
         }
@@ -42,6 +46,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Runs several statements (no parameters), e.g. a migration.
     package func execute(_ sql: String) throws(PostgresError) {
         try mutex.withLock { _ throws(PostgresError) in
+            statements?.add()
             guard let r = hearth_PQexec(conn, sql) else { throw failure(nil, sql: sql) }
             defer { hearth_PQclear(r) }
             let status = hearth_PQresultStatus(r)
@@ -65,6 +70,7 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     private func run(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        statements?.add()
         let result: OpaquePointer? = withCStrings(parameters) { pointers in
             hearth_PQexecParams(conn, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
         }
@@ -95,6 +101,62 @@ package final class PostgresConnection: @unchecked Sendable {
         default:
             throw failure(r, sql: sql)
         }
+    }
+
+    /// Runs `sql`, a `COPY … FROM STDIN` statement, sending the bytes `next` hands out (the
+    /// rows in COPY's text format, any number of whole or partial rows per call; nil when done)
+    /// as its data; returns the number of rows copied. When `next` throws, the copy is ended
+    /// with that error (the server discards the rows: nothing is copied) and the error
+    /// rethrown.
+    package func copyIn(_ sql: String, _ next: () throws -> [UInt8]?) throws -> Int {
+        try mutex.withLock { _ throws(any Error) -> Int in
+            statements?.add()
+            guard let start = hearth_PQexec(conn, sql) else { throw failure(nil, sql: sql) }
+            let status = hearth_PQresultStatus(start)
+            guard status == PGRES_COPY_IN else {
+                defer { hearth_PQclear(start) }
+                throw failure(start, sql: sql)
+            }
+            hearth_PQclear(start)
+            var thrown: (any Error)?
+            do {
+                while let bytes = try next() {
+                    if bytes.isEmpty { continue }
+                    let sent = bytes.withUnsafeBufferPointer { buffer in
+                        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                            hearth_PQputCopyData(conn, $0, Int32(buffer.count))
+                        }
+                    }
+                    guard sent == 1 else { throw failure(nil, sql: sql) }
+                }
+            } catch { thrown = error }
+            guard hearth_PQputCopyEnd(conn, thrown == nil ? nil : "the client stopped the copy") == 1 else {
+                _ = finishCopy()
+                throw thrown ?? failure(nil, sql: sql)
+            }
+            let (ok, rows, error) = finishCopy()
+            if let thrown { throw thrown }
+            guard ok else { throw PostgresError("PostgreSQL: \(redacted(error)) (in COPY …)") }
+            return rows
+        }
+    }
+
+    /// Reads the results of a finished copy until libpq has none left: whether it succeeded,
+    /// the rows it copied, and the server's message when it did not.
+    private func finishCopy() -> (ok: Bool, rows: Int, error: String) {
+        var ok = true
+        var rows = 0
+        var error = ""
+        while let r = hearth_PQgetResult(conn) {
+            if hearth_PQresultStatus(r) == PGRES_COMMAND_OK {
+                rows += Int(String(cString: hearth_PQcmdTuples(r))) ?? 0
+            } else {
+                ok = false
+                if let m = hearth_PQresultErrorMessage(r) { error = String(cString: m).trimmingCharacters(in: .whitespacesAndNewlines) }
+            }
+            hearth_PQclear(r)
+        }
+        return (ok, rows, error)
     }
 
     private func failure(_ result: OpaquePointer?, sql: String) -> PostgresError {

@@ -1,6 +1,7 @@
 package import Foundation
 package import HearthKit
 import HearthStore
+import Synchronization
 
 /// Reads documents over one connection (docs/storage/postgres.md#reads). A collection is
 /// listed by its ids alone; its documents are then fetched by the batch `read(_ paths:)`
@@ -8,12 +9,26 @@ import HearthStore
 /// of one chunk of documents per core while it decodes them, never a whole collection's, as
 /// the data directory holds one chunk of file bytes. In a snapshot (one REPEATABLE READ
 /// transaction, `PostgresSnapshot`) every chunk sees the database as the ids' listing did.
+///
+/// In a snapshot, single reads read ahead (`readAhead`): a job that looks documents up one at
+/// a time (streak-reset: the user of each streak) would otherwise pay a round trip per
+/// document. A single read that its collection's window does not cover fetches the rows from
+/// its id on in id order (`id >= $2 ORDER BY id LIMIT size`); the reads the window covers are
+/// answered from it (present, or missing: nothing in the snapshot can change). The window
+/// doubles, up to `maxReadAhead` rows, while at least a quarter of it was asked for, and halves
+/// otherwise, so lookups in id order cost one statement per few thousand documents and lookups
+/// in any order about one each, as before.
 package final class PostgresDocuments: DocumentStore {
     let connection: PostgresConnection
+    private let readAhead: Bool
+    private let windows = Mutex<[String: ReadAheadWindow]>([:])
 
-    init(connection: PostgresConnection) {
+    init(connection: PostgresConnection, readAhead: Bool = false) {
         self.connection = connection
+        self.readAhead = readAhead
     }
+
+    static let maxReadAhead = 4096
 
     package func documentIDs(in collection: String) throws(StoreError) -> [String] {
         try PostgresDocuments.validateCollection(collection)
@@ -23,12 +38,47 @@ package final class PostgresDocuments: DocumentStore {
     }
 
     package func read(_ path: DocumentPath) -> DocumentRead {
+        if readAhead { return readingAhead(path) }
         do {
             let rows = try connection.query("SELECT raw, version FROM documents WHERE collection = $1 AND id = $2", [path.collection, path.id])
             guard rows.count == 1, let raw = rows[0, 0], let version = rows[0, 1].flatMap(Int64.init) else { return .missing(path) }
             return PostgresDocuments.decode(path, raw: raw, version: version)
         } catch {
             return .invalid(path, DocumentIssue(file: path.relativeFile, message: "cannot read: \(error)"))
+        }
+    }
+
+    /// A single read in a snapshot: from the collection's window, else from a new one.
+    private func readingAhead(_ path: DocumentPath) -> DocumentRead {
+        let c = path.collection
+        let id = path.id
+        let found: Result<(raw: String, version: Int64)?, PostgresError> = windows.withLock { windows in
+            if windows[c]?.covers(id) == true {
+                windows[c]!.used += 1
+                return .success(windows[c]!.rows[id])
+            }
+            let size = windows[c].map { $0.used * 4 > $0.size ? min($0.size * 2, PostgresDocuments.maxReadAhead) : max(1, $0.size / 2) } ?? 1
+            do throws(PostgresError) {
+                let rows = try connection.query(
+                    "SELECT id, raw, version FROM documents WHERE collection = $1 AND id >= $2 ORDER BY id LIMIT $3", [c, id, String(size)])
+                var window = ReadAheadWindow(first: id, last: nil, size: size)
+                window.rows.reserveCapacity(rows.count)
+                for i in 0..<rows.count {
+                    guard let rowID = rows[i, 0], let raw = rows[i, 1], let version = rows[i, 2].flatMap(Int64.init) else { continue }
+                    window.rows[rowID] = (raw, version)
+                    if rows.count == size { window.last = rowID }   // ascending: the last one stays
+                }
+                windows[c] = window
+                return .success(window.rows[id])
+            } catch {
+                windows[c] = nil
+                return .failure(error)
+            }
+        }
+        switch found {
+        case .success(let row?): return PostgresDocuments.decode(path, raw: row.raw, version: row.version)
+        case .success(nil): return .missing(path)
+        case .failure(let error): return .invalid(path, DocumentIssue(file: path.relativeFile, message: "cannot read: \(error)"))
         }
     }
 
@@ -214,5 +264,24 @@ package final class PostgresDocuments: DocumentStore {
     /// `20261120T09` for 2026-11-20 09:xx UTC, as the ledger's file names start.
     static func hourStamp(_ date: Date) -> String {
         String(Timestamp.format(date).prefix(13).filter { $0 != "-" })
+    }
+}
+
+/// The rows a snapshot's single read fetched ahead in one collection: every id from `first`
+/// through `last` (to the collection's end when nil) that exists, as `rows`.
+private struct ReadAheadWindow {
+    var first: String
+    var last: String?
+    var rows: [String: (raw: String, version: Int64)] = [:]
+    /// The rows asked for (a full page has this many).
+    var size: Int
+    /// The reads this window answered, the one that fetched it included.
+    var used = 1
+
+    /// Whether `first ≤ id ≤ last` in byte order, the order of `COLLATE "C"`.
+    func covers(_ id: String) -> Bool {
+        if id.utf8.lexicographicallyPrecedes(first.utf8) { return false }
+        guard let last else { return true }
+        return !last.utf8.lexicographicallyPrecedes(id.utf8)
     }
 }

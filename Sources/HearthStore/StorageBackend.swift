@@ -63,6 +63,11 @@ package protocol StorageBackend: DocumentStore {
     /// the commit (the data directory's journal).
     func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult
 
+    /// The outbox queue the backend's commits fill (docs/outbox-and-webhooks.md): a fresh
+    /// value for each delivery pass (``OutboxClaimingQueue``), also what `hearth outbox list`
+    /// and the status page read.
+    var outbox: any OutboxClaimingQueue { get }
+
     /// Webhook endpoints disabled by a 410, by endpoint name (blocking; docs/outbox-and-webhooks.md).
     func disabledEndpoints() throws -> [String: DisabledEndpoint]
 
@@ -79,7 +84,7 @@ package protocol StorageBackend: DocumentStore {
     /// Queues one message outside a run's commit (a failed run's `job.failed` event).
     func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws
 
-    /// Run records, newest first.
+    /// Run records, the one that ended last first.
     func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord]
 
     /// Deletes a job's oldest records beyond `keep`.
@@ -103,6 +108,15 @@ package protocol StorageBackend: DocumentStore {
 
     /// Resumes `job`; nothing happens when it is not paused.
     func clearPause(job: String) throws
+
+    // The audit log (docs/operations/monitoring.md#the-audit-log): every pause, resume, run
+    // now, backfill, dead-letter retry and data import, from the CLI or the HTTP endpoint.
+
+    /// Appends one entry (blocking).
+    func appendAudit(_ entry: AuditEntry) throws
+
+    /// Entries newest first, only `job`'s when given, at most `limit` (blocking).
+    func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry]
 }
 
 extension StorageBackend {
@@ -189,13 +203,17 @@ package struct RunCommit: Sendable {
     package var record: RunRecord
     /// Messages beyond the changeset's, e.g. `job.succeeded` (not part of the plan).
     package var events: [OutboxMessage]
+    /// The `createdAt` of the changeset's messages: the start time the job saw (`--now`), which
+    /// the record's wall-clock `start` may not be.
+    package var messagesCreatedAt: Date
 
-    package init(job: String, runID: String, changeset: Changeset, record: RunRecord, events: [OutboxMessage] = []) {
+    package init(job: String, runID: String, changeset: Changeset, record: RunRecord, events: [OutboxMessage] = [], messagesCreatedAt: Date? = nil) {
         self.job = job
         self.runID = runID
         self.changeset = changeset
         self.record = record
         self.events = events
+        self.messagesCreatedAt = messagesCreatedAt ?? record.start
     }
 }
 

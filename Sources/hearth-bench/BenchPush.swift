@@ -7,7 +7,7 @@ import HearthHTTP
 extension HearthBench {
     /// `hearth bench-push`: the provider-level push benchmark — N pushes straight through
     /// ``FCMProvider`` (OAuth mint, `messages:send` over the libcurl client), no outbox. Hidden:
-    /// it exists for `scripts/bench-push.sh`, next to the full-path figure (`outbox deliver`).
+    /// it exists for `scripts/bench.py push`, next to the full-path figure (`outbox deliver`).
     struct BenchPush: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bench-push", abstract: "Benchmark: N pushes through the FCM provider, without the outbox.")

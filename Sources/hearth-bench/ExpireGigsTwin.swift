@@ -2,7 +2,7 @@ import Foundation
 import HearthKit
 
 /// The compiled-in twin of `functions/expire_gigs.py` — the same rule, the same writes — so
-/// `scripts/bench-functions.py` can time a command job beside a built-in job doing the same
+/// `scripts/bench.py functions` can time a command job beside a built-in job doing the same
 /// work through the same runner (docs/performance.md#command-jobs). Benchmark only.
 struct ExpireGigsTwin: Job {
     static let maxAgeDays = Parameter.integer("maxAgeDays", default: 30, min: 0, help: "age at which a gig without expiresAt expires")

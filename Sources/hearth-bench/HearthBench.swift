@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `hearth-bench`: the benchmark-only commands, kept out of the `hearth` CLI. The scripts in
-/// `scripts/` (bench.py, bench-push.sh) run them; docs/performance.md has the figures.
+/// `scripts/bench.py` runs them; docs/performance.md has the figures.
 @main
 struct HearthBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,7 +4,7 @@ import HearthKit
 import HearthStore
 
 extension HearthBench {
-    /// `hearth-bench read-floor DIR`: the benchmark floor of docs/performance.md#the-jobs-at-1k-10k-and-100k-users — the time to merely read every
+    /// `hearth-bench read-floor DIR`: the benchmark floor of docs/performance.md#read-floor-and-write-floor — the time to merely read every
     /// document's bytes under a data directory, with the same file reader the jobs use (no
     /// parsing). One thread by default: issue 17 defines the floor as a single-thread loop that
     /// only reads the files (the job has every core; parsing is its only extra work).

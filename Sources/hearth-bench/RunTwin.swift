@@ -7,7 +7,7 @@ import Logging
 extension HearthBench {
     /// `hearth-bench run-twin --config C --now T [--dry-run]`: runs ``ExpireGigsTwin`` through
     /// the same runner as `hearth run`, over the config's data directory (for
-    /// `scripts/bench-functions.py`).
+    /// `scripts/bench.py functions`).
     struct RunTwin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "run-twin", abstract: "Run the compiled-in twin of functions/expire_gigs.py (benchmark only).")

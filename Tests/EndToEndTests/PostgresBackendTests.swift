@@ -45,10 +45,10 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let first = try await s.hearth(["migrate"])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied migration(s) 1, 2; schema version 2\n")
+        #expect(first.stdout == "applied migration(s) 1, 2, 3; schema version 3\n")
         let second = try await s.hearth(["migrate"])
         #expect(second.status == 0)
-        #expect(second.stdout == "schema is up to date (version 2)\n")
+        #expect(second.stdout == "schema is up to date (version 3)\n")
     }
 
     /// A database at schema version 1 (before disabled endpoints moved into it) is refused until
@@ -65,10 +65,10 @@ struct PostgresBackendTests {
         }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 1; this hearth needs 2. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 1; this hearth needs 3. Run `hearth migrate` first."))
         let migrate = try await s.hearth(["migrate"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
-        #expect(migrate.stdout == "applied migration(s) 2; schema version 2\n")
+        #expect(migrate.stdout == "applied migration(s) 2, 3; schema version 3\n")
         let tables = try await BlockingIO.run { () throws(any Error) in
             try PostgresConnection(url: url).query("SELECT count(*) FROM disabled_endpoints").values
         }
@@ -148,7 +148,7 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 0; this hearth needs 2. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 0; this hearth needs 3. Run `hearth migrate` first."))
     }
 
     @Test func theURLAndItsPasswordNeverAppearInErrors() async throws {
@@ -341,6 +341,19 @@ struct PostgresBackendTests {
         #expect(resumed.stdout == "weekly-bonus: resumed.\n")
         #expect(try await s.hearth(["resume", "weekly-bonus"]).stdout == "weekly-bonus: not paused.\n")
         #expect(!(try await s.hearth(["list"])).stdout.contains("paused"))
+
+        // The four actions are in the audit_log table, newest first; nothing in a data directory.
+        let audit = try await s.hearth(["audit", "--format", "json"])
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let entries = (try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [[String: Any]]) ?? []
+        #expect(entries.map { "\($0["action"] ?? "") \($0["job"] ?? "") \($0["note"] ?? "") \($0["outcome"] ?? "") \($0["via"] ?? "")" } == [
+            "resume weekly-bonus was not paused ok cli", "resume weekly-bonus <null> ok cli",
+            "pause weekly-bonus still waiting ok cli", "pause weekly-bonus waiting for the new rates ok cli",
+        ])
+        #expect(entries.allSatisfy { ($0["user"] as? String)?.isEmpty == false })
+        let byJob = try await s.hearth(["audit", "--job", "weekly-bonus", "--limit", "1"])
+        #expect(byJob.stdout.contains("resume  weekly-bonus"), "\(byJob.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: s.data + "/.hearth/audit.jsonl"))
     }
 
     @Test func aCommitOverADocumentChangedSinceItWasReadIsAConflict() async throws {

@@ -2,7 +2,6 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
-import Jobs
 import Testing
 import HearthTestSupport
 import HearthTesting

@@ -1,4 +1,3 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost

@@ -43,9 +43,11 @@ package struct Runner: Sendable {
     /// failures are reported in the outcome (and its record).
     package func run(_ name: String, options: RunOptions = RunOptions()) async throws -> RunOutcome {
         let (job, descriptor, jc, parameters) = try prepare(name, parameters: options.parameters)
-        let start = options.startTime ?? clock.now()
-        let logical = options.logicalTime ?? start
-        let runID = Runner.makeRunID(job: name, start: start)
+        // The record's times are the clock's; the job's S may be set (`--now`).
+        let start = clock.now()
+        let jobStart = options.startTime ?? start
+        let logical = options.logicalTime ?? jobStart
+        let runID = options.runID ?? Runner.makeRunID(job: name, start: start)
         var record = RunRecord(runID: runID, job: name, trigger: options.trigger, logicalTime: logical, start: start, end: start, attempt: options.attempt, status: .succeeded, dryRun: options.dryRun)
         var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
         var failure: (any Error)?
@@ -66,7 +68,7 @@ package struct Runner: Sendable {
         while true {
             attempt += 1
             let ctx = JobContext(
-                jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: start, timeZone: jc.timeZone,
+                jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
                 parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress)
             do {
                 try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
@@ -95,7 +97,7 @@ package struct Runner: Sendable {
 
             record.end = max(clock.now(), record.start)
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
-            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events)
+            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events, messagesCreatedAt: jobStart)
             let result: CommitResult
             do { result = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) } catch let error as OwnershipError {
                 // Refused before the commit: a failed run (recorded), nothing written.

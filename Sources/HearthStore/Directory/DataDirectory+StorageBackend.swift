@@ -63,7 +63,7 @@ extension DataDirectory: StorageBackend {
         return try await locked(c, holder: holder, timeout: timeout) { committer throws(any Error) in
             try checkOwnership(c)
             let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
-            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
+            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)
             let events = commit.events.map { event in
                 Committer.Write.put(
                     OutboxStore.relativePath(pending: event.id),
@@ -155,5 +155,13 @@ extension DataDirectory: StorageBackend {
 
     package func clearPause(job: String) throws {
         try PauseStore(data: self).remove(job: job)
+    }
+
+    package func appendAudit(_ entry: AuditEntry) throws {
+        try AuditLogFile(data: self).append(entry)
+    }
+
+    package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
+        try AuditLogFile(data: self).entries(job: job, limit: limit)
     }
 }

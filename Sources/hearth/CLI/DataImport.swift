@@ -1,7 +1,7 @@
 import ArgumentParser
 import HearthKit
-import HearthHost
 import HearthStore
+import HearthHost
 
 extension Hearth {
     /// `hearth data import DIR [--replace]` (docs/storage/postgres.md#moving-data).
@@ -31,9 +31,16 @@ extension Hearth {
                 var progress: (@Sendable (Int) -> Void)?
                 if stderrIsTTY { progress = { n in emitError("\r\u{1B}[Kimported \(n) documents") } }
                 let report = progress
-                let count = try await BlockingIO.run { () throws(any Error) -> Int in
-                    try transfer.importDirectory(dir, replace: replace, progress: report)
+                let count: Int
+                do {
+                    count = try await BlockingIO.run { () throws(any Error) -> Int in
+                        try transfer.importDirectory(dir, replace: replace, progress: report)
+                    }
+                } catch {
+                    CLIAudit.record(store, .dataImport, job: nil, note: replace ? "replace" : nil, outcome: CLIAudit.failed(error), target: dir)
+                    throw error
                 }
+                CLIAudit.record(store, .dataImport, job: nil, note: (replace ? "replace; " : "") + "\(count) documents", target: dir)
                 if progress != nil { emitError("\r\u{1B}[K") }
                 emit("imported \(count) documents from \(dir)\n")
             } catch {

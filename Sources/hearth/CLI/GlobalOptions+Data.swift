@@ -11,7 +11,6 @@ extension GlobalOptions {
     func withStore(listing: ListingFormat? = nil, _ body: (Logger, HearthConfig, any StorageBackend) async throws -> Void) async throws {
         do {
             let logger = try bootstrap()
-            try listing?.format.requireListing()
             let config = try loadConfig(logger: logger)
             try await body(logger, config, try openStore(config))
         } catch let exit as ExitCode {
