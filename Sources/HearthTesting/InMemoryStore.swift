@@ -41,6 +41,8 @@ public final class InMemoryStore: Sendable {
         /// `job` + slot → claim.
         var claims: [String: [Date: Claim]] = [:]
         var outbox = InMemoryOutbox.Queue()
+        /// The audit log, oldest first.
+        var audit: [AuditEntry] = []
 
         mutating func put(_ path: DocumentPath, _ bytes: [UInt8]) {
             writes += 1
