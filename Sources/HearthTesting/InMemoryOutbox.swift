@@ -6,8 +6,14 @@ import Synchronization
 /// The outbox of an ``InMemoryStore`` (``InMemoryStore/outbox``), a queue deliverers take
 /// batches from as they do from PostgreSQL's: a claimed message is given to no other deliverer
 /// until its batch is finished. Messages are kept in the order they were queued.
-package struct InMemoryOutbox: OutboxClaimingQueue {
+package final class InMemoryOutbox: OutboxClaimingQueue {
     let store: InMemoryStore
+    /// The messages this pass claimed already: a pass claims each message once.
+    private let claimed = Mutex(Set<String>())
+
+    init(store: InMemoryStore) {
+        self.store = store
+    }
 
     /// The messages, in the store's state.
     struct Queue: Sendable {
@@ -32,16 +38,18 @@ package struct InMemoryOutbox: OutboxClaimingQueue {
     package var droppedLocation: String { "the in-memory store's dropped messages" }
 
     package func claimDue(limit: Int, now: Date) async throws -> any OutboxQueueBatch {
+        let seen = claimed.withLock { $0 }
         let messages = store.state.withLock { s -> [OutboxEnvelope] in
-            var claimed: [OutboxEnvelope] = []
-            for i in s.outbox.entries.indices where claimed.count < max(1, limit) {
+            var taken: [OutboxEnvelope] = []
+            for i in s.outbox.entries.indices where taken.count < max(1, limit) {
                 let e = s.outbox.entries[i]
-                guard e.folder == .pending, !e.claimed, s.outbox.due(e) <= now else { continue }
+                guard e.folder == .pending, !e.claimed, !seen.contains(e.envelope.id), s.outbox.due(e) <= now else { continue }
                 s.outbox.entries[i].claimed = true
-                claimed.append(e.envelope)
+                taken.append(e.envelope)
             }
-            return claimed
+            return taken
         }
+        claimed.withLock { $0.formUnion(messages.map(\.id)) }
         return InMemoryOutboxBatch(store: store, messages: messages)
     }
 

@@ -61,7 +61,7 @@ extension InMemoryStore: StorageBackend {
                 }
             }
             Self.apply(c, to: &s)
-            for m in c.messages { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.record.start)) }
+            for m in c.messages { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)) }
             for m in commit.events { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.record.end)) }
             Self.save(commit.record, in: &s)
             return .committed
@@ -114,7 +114,7 @@ extension InMemoryStore: StorageBackend {
     package func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord] {
         var out = state.withLock { s in job.map { Array((s.records[$0] ?? [:]).values) } ?? s.records.values.flatMap(\.values) }
         if let status { out = out.filter { $0.status == status } }
-        out.sort { ($0.start, $0.runID) > ($1.start, $1.runID) }
+        out.sort { ($0.end, $0.runID) > ($1.end, $1.runID) }
         return limit.map { Array(out.prefix($0)) } ?? out
     }
 
@@ -153,16 +153,15 @@ extension InMemoryStore: StorageBackend {
         state.withLock { $0.disabledEndpoints[name] = entry }
     }
 
-    /// The store's outbox queue.
+    /// The store's outbox queue, a fresh value for each delivery pass.
     package var outbox: any OutboxClaimingQueue { InMemoryOutbox(store: self) }
 
     package func appendAudit(_ entry: AuditEntry) throws {
         state.withLock { $0.audit.append(entry) }
     }
 
-    /// Newest first, as the other backends list them.
     package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
-        let matching = state.withLock { $0.audit }.reversed().filter { job == nil || $0.job == job }
-        return Array(matching.prefix(limit ?? matching.count))
+        let entries = state.withLock { s in s.audit.reversed().filter { job == nil || $0.job == job } }
+        return limit.map { Array(entries.prefix($0)) } ?? entries
     }
 }

@@ -127,12 +127,12 @@ struct PostgresDaemonsTests {
     }
 
     /// A seeded database with `xp-award` every 2 seconds and every other job disabled; the
-    /// arguments and environment every `hearth` of the test gets.
+    /// arguments and environment every `hearth` of the test gets. The configuration has no
+    /// `dataDir`: the daemons keep everything in the database.
     static func prepare(_ temp: TempDirectory, store: String = "", environment extra: [String: String] = [:]) async throws -> (config: [String], environment: [String: String]) {
         let url = try await PostgresServer.shared().database()
         let disabled = others.map { "[jobs.\($0)]\nenabled = false\n" }.joined()
         try temp.write("pg.toml", """
-            dataDir = "data"
             [scheduler]
             allowSecondIntervals = true
             [store]
