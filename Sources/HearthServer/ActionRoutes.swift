@@ -86,9 +86,7 @@ struct ActionRoutes: Sendable {
     func retry(_ request: Request, _ context: EndpointContext, id: String) async -> Response {
         var request = request
         return await act(.outboxRetry, job: nil, target: id, &request, context, accepted: ["csrf"]) { body, _ in
-            guard let queue = OutboxQueues.queue(of: data) else {
-                throw ActionFailure(.notFound, "this backend has no outbox", field: nil, fix: nil)
-            }
+            let queue = data.outbox
             let moved = try await BlockingIO.run { () throws(any Error) in try queue.retry(id: id, now: Date()) }
             guard moved else {
                 let pending = try await BlockingIO.run { () throws(any Error) in try queue.messages(in: .pending).contains { $0.id == id } }

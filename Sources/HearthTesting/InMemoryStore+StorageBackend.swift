@@ -154,5 +154,14 @@ extension InMemoryStore: StorageBackend {
     }
 
     /// The store's outbox queue.
-    package var outbox: InMemoryOutbox { InMemoryOutbox(store: self) }
+    package var outbox: any OutboxClaimingQueue { InMemoryOutbox(store: self) }
+
+    package func appendAudit(_ entry: AuditEntry) throws {
+        state.withLock { $0.audit.append(entry) }
+    }
+
+    package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
+        let newest = state.withLock { s in s.audit.reversed().filter { job == nil || $0.job == job } }
+        return limit.map { Array(newest.prefix($0)) } ?? newest
+    }
 }

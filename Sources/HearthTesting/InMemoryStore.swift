@@ -35,6 +35,8 @@ public final class InMemoryStore: Sendable {
         var records: [String: [String: RunRecord]] = [:]
         var scheduler: [String: SchedulerStateStore.Entry] = [:]
         var pauses: [String: JobPause] = [:]
+        /// The audit log, oldest first.
+        var audit: [AuditEntry] = []
         var disabledEndpoints: [String: DisabledEndpoint] = [:]
         /// Job name → the holder of its lock.
         var locks: [String: String] = [:]
