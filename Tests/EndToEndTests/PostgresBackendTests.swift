@@ -264,7 +264,7 @@ struct PostgresBackendTests {
 
         let migrated = try await hearth(["migrate"])
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout == "applied migration(s) 1, 2; schema version 2\n")
+        #expect(migrated.stdout == "applied migration(s) 1, 2, 3; schema version 3\n")
         let count = TreeSnapshot(s.data).files.count
         let imported = try await hearth(["data", "import", s.data])
         #expect(imported.status == 0, "\(imported.stderr)")
