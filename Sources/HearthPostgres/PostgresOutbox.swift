@@ -37,6 +37,8 @@ package final class PostgresOutbox: OutboxClaimingQueue {
         self.backend = backend
     }
 
+    package var droppedLocation: String { "the outbox table, folder = 'dropped'" }
+
     /// The pass's connection, opened on first use.
     func passConnection() throws(PostgresError) -> PostgresConnection {
         if let c = pass.withLock({ $0.connection }) { return c }

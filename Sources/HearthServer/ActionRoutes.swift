@@ -6,7 +6,6 @@ import NIOCore
 import HearthKit
 import HearthStore
 import HearthHost
-import HearthPostgres
 
 /// The endpoint's actions (docs/operations/api.md): run now, pause, resume, retry a dead
 /// letter, and the browser's sign-in. Each needs an `operate` token (loopback included); a

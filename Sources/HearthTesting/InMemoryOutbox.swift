@@ -29,6 +29,8 @@ package struct InMemoryOutbox: OutboxClaimingQueue {
         func due(_ e: Entry) -> Date { e.envelope.nextAttemptAt ?? e.envelope.createdAt ?? .distantPast }
     }
 
+    package var droppedLocation: String { "the in-memory store's dropped messages" }
+
     package func claimDue(limit: Int, now: Date) async throws -> any OutboxQueueBatch {
         let messages = store.state.withLock { s -> [OutboxEnvelope] in
             var claimed: [OutboxEnvelope] = []

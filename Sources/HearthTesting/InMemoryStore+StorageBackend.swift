@@ -160,8 +160,9 @@ extension InMemoryStore: StorageBackend {
         state.withLock { $0.audit.append(entry) }
     }
 
+    /// Newest first, as the other backends list them.
     package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
-        let newest = state.withLock { s in s.audit.reversed().filter { job == nil || $0.job == job } }
-        return limit.map { Array(newest.prefix($0)) } ?? newest
+        let matching = state.withLock { $0.audit }.reversed().filter { job == nil || $0.job == job }
+        return Array(matching.prefix(limit ?? matching.count))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
+import Jobs
 import Testing
 import HearthTestSupport
 import HearthTesting

@@ -39,6 +39,8 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
 
     // MARK: OutboxQueue
 
+    package var droppedLocation: String { OutboxStore.directory(.dropped, in: data) + "/" }
+
     package func messages(in folder: OutboxStore.Folder) throws -> [OutboxEnvelope] {
         try OutboxStore.messages(in: folder, data: data)
     }

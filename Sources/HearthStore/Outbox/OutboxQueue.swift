@@ -21,6 +21,10 @@ package protocol OutboxQueue: Sendable {
     /// Whether any message is pending (due or not). A queue may answer faster than
     /// ``nextDueDate()``; by default it is `nextDueDate() != nil`.
     func hasPending() throws -> Bool
+
+    /// Where this queue keeps the dropped messages it retains, for `hearth outbox list` to
+    /// point at (a folder of the data directory, a table's rows).
+    var droppedLocation: String { get }
 }
 
 extension OutboxQueue {

@@ -36,8 +36,9 @@ extension Hearth {
                 let http = LazyCurlTransport(config: config.http)
                 let options = global
                 // Finish a crashed commit first, as every writing command does (its outbox
-                // messages become deliverable).
-                try await OutboxDelivery(config: config, store: store, http: http, logger: logger).recover()
+                // messages become deliverable); a store whose commits are transactions has none.
+                let recovered = try await store.recoverInterruptedCommits(holder: "pid=\(getpid()) command=daemon", timeout: config.lockTimeout)
+                if !recovered.finished.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(recovered.finished)"]) }
                 // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
                 // (docs/operations/monitoring.md): without it no event loop is started.
                 let tokens = try config.server?.resolveTokens(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)") ?? []

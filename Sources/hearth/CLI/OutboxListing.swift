@@ -51,10 +51,7 @@ enum OutboxListing {
 
     /// Where dropped messages are kept: the data directory's `dropped/` folder, or the outbox
     /// table's rows in folder `dropped`.
-    static func droppedLocation(_ queue: any OutboxQueue) -> String {
-        if let directory = queue as? DirectoryOutbox { return OutboxStore.directory(.dropped, in: directory.data) + "/" }
-        return "the outbox table, folder = 'dropped'"
-    }
+    static func droppedLocation(_ queue: any OutboxQueue) -> String { queue.droppedLocation }
 
     static func oneLine(_ s: String, limit: Int = 160) -> String {
         let flat = s.replacingOccurrences(of: "\n", with: " ")
