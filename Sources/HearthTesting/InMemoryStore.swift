@@ -35,14 +35,14 @@ public final class InMemoryStore: Sendable {
         var records: [String: [String: RunRecord]] = [:]
         var scheduler: [String: SchedulerStateStore.Entry] = [:]
         var pauses: [String: JobPause] = [:]
+        /// The audit log, oldest first.
+        var audit: [AuditEntry] = []
         var disabledEndpoints: [String: DisabledEndpoint] = [:]
         /// Job name → the holder of its lock.
         var locks: [String: String] = [:]
         /// `job` + slot → claim.
         var claims: [String: [Date: Claim]] = [:]
         var outbox = InMemoryOutbox.Queue()
-        /// The audit log, oldest first.
-        var audit: [AuditEntry] = []
 
         mutating func put(_ path: DocumentPath, _ bytes: [UInt8]) {
             writes += 1

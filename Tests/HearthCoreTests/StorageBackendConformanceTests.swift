@@ -235,4 +235,22 @@ struct StorageBackendConformanceTests {
         #expect(try await store.claimSlot(job: "a", logicalTime: late, holder: "d3", lease: .seconds(-1)) == !shared)
         #expect(try await store.expiredSlotClaims(job: "a") == [])
     }
+
+    @Test(arguments: Backend.allCases)
+    func theAuditLogKeepsEveryFieldNewestFirstByJobAndLimit(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.make()
+        defer { remove() }
+        #expect(try store.auditEntries(job: nil, limit: nil) == [])
+        let entries = [
+            AuditEntry(time: Self.t0, action: .pause, job: "a", note: "new rates", outcome: "ok", via: .cli, user: "alice", sudoUser: "bob"),
+            AuditEntry(time: Self.t0 + 1, action: .run, job: "b", outcome: "refused: b is paused", via: .http, token: "ops", peer: "127.0.0.1"),
+            AuditEntry(time: Self.t0 + 2, action: .outboxRetry, job: nil, outcome: "ok", via: .http, token: "ops", peer: "::1", target: "push-1"),
+            AuditEntry(time: Self.t0 + 3, action: .resume, job: "a", outcome: "ok", via: .cli, user: "alice"),
+        ]
+        for e in entries { try store.appendAudit(e) }
+        #expect(try store.auditEntries(job: nil, limit: nil) == entries.reversed())
+        #expect(try store.auditEntries(job: "a", limit: nil) == [entries[3], entries[0]])
+        #expect(try store.auditEntries(job: nil, limit: 2) == [entries[3], entries[2]])
+    }
 }
+

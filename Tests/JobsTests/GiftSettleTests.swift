@@ -6,6 +6,7 @@ import Jobs
 import Testing
 import HearthTestSupport
 import HearthTesting
+import Jobs
 
 /// docs/jobs/gift-settle.md#rules on hand-made data sets at T = S = 2026-11-18T12:00:00Z.
 @Suite("gift-settle")
