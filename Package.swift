@@ -24,6 +24,7 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 /// The layers, arrows pointing down (see docs/architecture.md):
 ///
 ///     hearth, hearth-bench           executables (CLI)
+///     HearthTesting                  tests' in-memory backend and job-context builder
 ///     HearthServer                   the daemon's HTTP endpoint: metrics, health, status page
 ///     HearthHost                     config, runner, scheduler daemon, plan report
 ///     HearthOutbound                 outbox delivery, webhooks, push providers
@@ -37,6 +38,8 @@ let package = Package(
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
         .library(name: "HearthKit", targets: ["HearthKit"]),
+        // What a job's tests need instead of files (docs/jobs/README.md#writing-a-job).
+        .library(name: "HearthTesting", targets: ["HearthTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -77,7 +80,7 @@ let package = Package(
         .target(
             name: "HearthOutbound",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthSchedule", log,
+                "HearthKit", "HearthStore", log,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -97,7 +100,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHost", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthHost", log, lifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -106,6 +109,8 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(name: "Jobs", dependencies: ["HearthKit"], path: "Jobs", swiftSettings: upcoming),
+        // An in-memory storage backend and a job-context builder for tests, beside the host.
+        .target(name: "HearthTesting", dependencies: ["HearthKit", "HearthStore"], path: "Sources/HearthTesting", swiftSettings: upcoming),
         .executableTarget(
             name: "hearth",
             dependencies: [
@@ -135,7 +140,7 @@ let package = Package(
             name: "HearthCoreTests",
             dependencies: [
                 "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthTestSupport",
-                log, lifecycle,
+                "HearthTesting", log, lifecycle,
             ],
             path: "Tests/HearthCoreTests",
             resources: [.copy("Fixtures")],
@@ -143,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport"],
+            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport", "HearthTesting"],
             path: "Tests/JobsTests",
             swiftSettings: upcoming
         ),

@@ -135,3 +135,19 @@ package struct APNsProvider: PushProvider {
         }
     }
 }
+
+extension APNsProvider {
+    /// `[push] provider = "apns"` (``PushProviders/registry``): `[push.apns]` keyId, teamId,
+    /// topic and the `.p8` key from `keyFile` or `keyEnv`.
+    package static func make(push p: PushConfig, http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
+        guard let keyID = p.apnsKeyID, !keyID.isEmpty else { throw PushSetupError("[push.apns] keyId is required: the 10-character Key ID shown next to the key in the Apple developer account (Certificates, Identifiers & Profiles → Keys)") }
+        guard let teamID = p.apnsTeamID, !teamID.isEmpty else { throw PushSetupError("[push.apns] teamId is required: the 10-character Team ID of the Apple developer account (Membership details)") }
+        guard let topic = p.apnsTopic, !topic.isEmpty else { throw PushSetupError("[push.apns] topic is required: the app's bundle id, e.g. com.example.campus") }
+        let (bytes, source) = try PushProviders.credential(
+            file: p.apnsKeyFile, env: p.apnsKeyEnv, environment: environment,
+            keys: ("[push.apns] keyFile", "[push.apns] keyEnv"), inlineMarker: "-----BEGIN")
+        return try APNsProvider(
+            keyPEM: String(decoding: bytes, as: UTF8.self), source: source, keyID: keyID, teamID: teamID, topic: topic,
+            endpoint: p.apnsEndpoint, priority: p.apnsPriority, expiration: p.apnsExpiration, http: http)
+    }
+}

@@ -103,3 +103,15 @@ package struct FCMProvider: PushProvider {
         return out
     }
 }
+
+extension FCMProvider {
+    /// `[push] provider = "fcm"` (``PushProviders/registry``): the service account from
+    /// `[push.fcm] serviceAccountFile` or `serviceAccountEnv`.
+    package static func make(push p: PushConfig, http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
+        let (bytes, source) = try PushProviders.credential(
+            file: p.fcmServiceAccountFile, env: p.fcmServiceAccountEnv, environment: environment,
+            keys: ("[push.fcm] serviceAccountFile", "[push.fcm] serviceAccountEnv"), inlineMarker: "{")
+        let account = try ServiceAccount.parse(bytes, source: source)
+        return FCMProvider(account: account, endpoint: p.fcmEndpoint, tokenURI: p.fcmTokenURI, http: http)
+    }
+}

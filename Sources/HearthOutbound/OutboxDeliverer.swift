@@ -4,46 +4,40 @@ package import Logging
 import Synchronization
 package import HearthKit
 package import HearthStore
-import HearthSchedule
 
-/// Delivers the outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters): the messages jobs committed to `.hearth/outbox/pending/`,
-/// after their commit, at least once, each under its stable id.
+/// Delivers the outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters): the messages
+/// jobs committed, after their commit, at least once, each under its stable id, from whatever
+/// backend holds them: a pass claims due messages from the backend's queue
+/// (``StorageBackend/outbox``, an ``OutboxClaimingQueue``) a batch at a time, attempts each
+/// once, and hands the outcomes back to the queue to record (``deliverDue(from:now:batchSize:)``).
 ///
 /// - **Events** go to every `[[webhooks]]` endpoint whose `events` filter names their type (an
 ///   empty filter takes all), as signed Standard Webhooks (``WebhookSender``). The endpoints are
-///   fixed at the first attempt and tracked one by one in the message file, so a retry only
+///   fixed at the first attempt and tracked one by one in the message, so a retry only
 ///   re-sends to the endpoints not done yet. An endpoint answering 410 is disabled until its
 ///   configuration changes (``DisabledEndpoints``).
 /// - **Pushes** go to the injected ``PushProvider``, once per device token (the payload's
-///   `tokens`, or, when the job queued none, the user's `fcmTokens` + `fcmToken` for FCM,
-///   `apnsTokens` for APNs, all of them for the webhook provider), tracked token by token.
-///   `.removeToken` removes the token from `users/{userId}` in a follow-up commit
-///   (``PushTokenRemover``) and drops the push for it. Without a provider (`provider = "none"`)
-///   pushes are moved to `dropped/` with the reason `skipped: no push provider configured`.
+///   `tokens`, or, when the job queued none, the user's tokens for the provider: ``DeviceTokens``),
+///   tracked token by token. `.removeToken` removes the token from `users/{userId}` in a
+///   follow-up commit (``PushTokenRemover``) and drops the push for it. Without a provider
+///   (`provider = "none"`) pushes are dropped with the reason `skipped: no push provider configured`.
 /// - **Failures** that may pass (timeouts, connection errors, 429, 5xx, any non-2xx webhook
 ///   answer but 410) are retried: the next attempt is at the server's `Retry-After` when it sent
 ///   one, else after an exponential delay with full jitter (``RetryBackoff``, between
 ///   ``Options/backoffMin`` and ``Options/backoffMax``). After `maxAttempts` attempts, or once
 ///   the next attempt would fall past `maxAge` (counted from the first attempt, or from the last
-///   `hearth outbox retry`), the message becomes a dead letter (`dead/`). A permanent push
-///   failure (`.permanentFailure`) makes it a dead letter once its other tokens are done.
+///   `hearth outbox retry`), the message becomes a dead letter. A permanent push failure
+///   (`.permanentFailure`) makes it a dead letter once its other tokens are done.
 ///
-/// **Crash safety.** A message never leaves `pending/` before it is finished: state changes are
-/// written as temp file + fsync + rename; a finished message is unlinked; a dead letter is
-/// written into `dead/` before its pending file is unlinked. A crash at any instant leaves the
-/// old or the new state, and at worst sends a target again (at-least-once; receivers dedupe on
-/// `webhook-id`).
-///
-/// **Concurrent deliverers** (a CLI and the daemon): each message is claimed with an exclusive,
-/// non-blocking `flock` on the message file itself (``OutboxClaim``, which explains the choice
-/// over rename-into-`inflight/`); a message claimed elsewhere is skipped this pass, so no two
-/// deliverers ever send one message at the same time, and a killed deliverer's claims vanish
-/// with it.
+/// **Claims and crashes** are the queue's: a claimed message is never handed to another
+/// deliverer, and a message leaves the queue only once its outcome is recorded, so a crash at
+/// worst sends a target again (at-least-once; receivers dedupe on `webhook-id`). See
+/// ``DirectoryOutbox`` (flocks) and `PostgresOutbox` (`FOR UPDATE SKIP LOCKED`).
 ///
 /// **Concurrency.** At most `outbox.concurrency` messages are in flight; the targets of one
 /// message are sent in parallel. A slow endpoint occupies only the messages addressed to it.
 ///
-/// Logs and message files' `lastError` never contain a secret, a full device token (only its
+/// Logs and messages' `lastError` never contain a secret, a full device token (only its
 /// last 6 characters) or a URL's path and query.
 package struct OutboxDeliverer: Sendable {
     /// Limits and delays.
@@ -66,10 +60,8 @@ package struct OutboxDeliverer: Sendable {
         }
     }
 
-    /// The data directory whose outbox folders ``deliverDue(now:)`` delivers.
-    package let data: DataDirectory
-    /// Where users' device tokens are read and dead ones removed, and disabled endpoints are
-    /// kept: the configured storage backend (`data` itself on the directory backend).
+    /// The storage backend: its outbox queue (``StorageBackend/outbox``), the users whose
+    /// device tokens pushes go to (dead ones are removed there), and disabled endpoints.
     package let store: any StorageBackend
     package let webhooks: [WebhookConfig]
     package let options: Options
@@ -87,14 +79,13 @@ package struct OutboxDeliverer: Sendable {
     ///   - pushProvider: where pushes go; nil for `provider = "none"`.
     ///   - environment: where `secretEnv` secrets are looked up (the process environment).
     ///   - clock: the wall clock for delivery timestamps and retry times.
-    ///   - store: the storage backend holding users and disabled endpoints; nil: `data`.
+    ///   - store: the storage backend whose outbox is delivered.
     package init(
-        webhooks: [WebhookConfig], data: DataDirectory, store: (any StorageBackend)? = nil, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
+        webhooks: [WebhookConfig], store: any StorageBackend, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
         logger: Logger, options: Options = Options(), environment: [String: String] = ProcessInfo.processInfo.environment,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.data = data
-        self.store = store ?? data
+        self.store = store
         var seen = Set<String>()
         var endpoints: [WebhookConfig] = []
         for w in webhooks {
@@ -112,61 +103,6 @@ package struct OutboxDeliverer: Sendable {
         self.logger = logger
         self.clock = clock
         self.remover = PushTokenRemover(store: self.store, lockTimeout: options.lockTimeout)
-    }
-
-    var pendingDirectory: String { OutboxStore.directory(.pending, in: data) }
-
-    // MARK: Passes
-
-    /// Delivers every pending message due at `now` (one attempt each) and reports what happened.
-    /// Never throws: failures are in the report and the log.
-    package func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
-        var report = OutboxDeliveryReport()
-        let listing: OutboxStore.PendingListing
-        do {
-            listing = try OutboxStore.pendingListing(data)
-        } catch {
-            logger.error("cannot list the outbox: \(error)")
-            report.errors.append(error.description)
-            return report
-        }
-        removeOrphanLogs(listing)
-        if listing.files.isEmpty && listing.batches.isEmpty { return report }
-        let pass = Pass(disabled: DisabledEndpoints(store: store).disabledNames(among: webhooks))
-        var work = WorkList(files: listing.files, batches: listing.batches, deliverer: self)
-        await withTaskGroup(of: Result.self) { group in
-            var inFlight = 0
-            while inFlight < options.concurrency, let item = work.next(&report) {
-                group.addTask { await self.process(item, now: now, pass: pass) }
-                inFlight += 1
-            }
-            while let result = await group.next() {
-                report.add(result)
-                if let item = work.next(&report) {
-                    group.addTask { await self.process(item, now: now, pass: pass) }
-                }
-            }
-        }
-        for batch in work.claimed {
-            if let error = await close(batch) { report.errors.append(error) }
-        }
-        if report.dropped > 0 {
-            let data = self.data
-            await Self.offload { OutboxStore.pruneDropped(data) }
-        }
-        if report.attemptedAny || !report.errors.isEmpty {
-            logger.log(
-                level: report.retrying + report.deadLettered > 0 || !report.errors.isEmpty ? .notice : .info,
-                "\(report.summaryLine)")
-        }
-        return report
-    }
-
-    /// The earliest time a pending message is due (now or in the past when one is due
-    /// already); nil when nothing is pending. For the daemon's sleep.
-    package func nextDueDate() -> Date? {
-        guard let messages = try? OutboxStore.messages(in: .pending, data: data) else { return nil }
-        return messages.map(\.dueAt).min()
     }
 
     // MARK: One message
@@ -198,72 +134,12 @@ package struct OutboxDeliverer: Sendable {
     final class Pass: Sendable {
         let disabled: Mutex<Set<String>>
         let secrets = Mutex<[String: Swift.Result<WebhookSecret, WebhookSecretError>]>([:])
-
-        let droppedStored = Mutex(0)
+        /// Users' device tokens for the provider, read for a whole claim at once
+        /// (``readTokens(for:pass:)``), by user id; a user not here is read on its own.
+        let tokens = Mutex<[String: [String]]>([:])
 
         init(disabled: Set<String>) {
             self.disabled = Mutex(disabled)
-        }
-
-        /// Whether one more dropped message may be written to `dropped/` this pass.
-        func mayStoreDropped() -> Bool {
-            droppedStored.withLock { n in
-                defer { n += 1 }
-                return n < OutboxStore.droppedRetention
-            }
-        }
-    }
-
-    func process(_ item: WorkItem, now: Date, pass: Pass) async -> Result {
-        switch item {
-        case .file(let name): return await process(name, now: now, pass: pass)
-        case .batched(let batch, let line): return await process(line: line, of: batch, now: now, pass: pass)
-        }
-    }
-
-    /// One message of a single file: claimed, attempted, and its file replaced or removed.
-    func process(_ name: String, now: Date, pass: Pass) async -> Result {
-        let file = pendingDirectory + "/" + name
-        let claim: OutboxClaim
-        let bytes: [UInt8]
-        do {
-            switch try OutboxClaim.tryClaim(file) {
-            case .claimed(let c): claim = c
-            case .busy: return .busy(recheck: clock().addingTimeInterval(Self.busyRecheck))
-            case .gone: return .vanished  // finished by another deliverer since the listing
-            }
-            bytes = try claim.read()
-        } catch {
-            return .failed(error.description)
-        }
-        defer { claim.release() }
-
-        guard var envelope = OutboxEnvelope(bytes: bytes), envelope.kind != nil else {
-            logger.error("outbox message file is not a valid message; moved to dead letters", metadata: ["file": "\(name)"])
-            do {
-                try OutboxStore.move(name, from: .pending, to: .dead, data: data)
-                return .dead(tokensRemoved: 0, endpointsDisabled: 0)
-            } catch {
-                return .failed(error.description)
-            }
-        }
-        switch await advance(&envelope, now: now, pass: pass) {
-        case .notDue(let date):
-            return .notDue(date)
-        case .finished(let folder, let tokensRemoved, let endpointsDisabled):
-            return await finish(envelope, claim: claim, name: name, as: folder, pass: pass, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-        case .retrying(let tokensRemoved, let endpointsDisabled):
-            let updated = envelope
-            return await Self.offload { [logger] in
-                defer { claim.release() }  // after the rename: the old inode is released here
-                do {
-                    try FileIO.writeAtomically(file, updated.bytes)
-                } catch {
-                    logger.error("cannot record the delivery state of an outbox message: \(error)", metadata: ["id": "\(updated.id)"])
-                    return .failed("\(error)")
-                }
-                return .retrying(next: updated.dueAt, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-            }
         }
     }
 
@@ -306,7 +182,7 @@ package struct OutboxDeliverer: Sendable {
         // The targets: resolved at the first attempt, then kept (written back below).
         let resolution = switch kind {
         case .event: resolveEndpoints(envelope, pass: pass)
-        case .push: resolveTokens(envelope)
+        case .push: await resolveTokens(envelope, pass: pass)
         }
         var targets: [OutboxEnvelope.Target]
         switch resolution {
@@ -374,7 +250,7 @@ package struct OutboxDeliverer: Sendable {
 
         var tokensRemoved = 0
         if !tokensToRemove.isEmpty {
-            let userID = envelope.payload["userId"]?.stringValue ?? envelope.recipient
+            let userID = envelope.userID
             do {
                 try await remover.remove(Array(tokensToRemove.values), fromUser: userID)
                 for index in tokensToRemove.keys {
@@ -429,70 +305,6 @@ package struct OutboxDeliverer: Sendable {
         return .retrying(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
     }
 
-    /// Runs blocking file work — fsync, and above all the release of a deleted or replaced
-    /// message file, which on file systems mounted with `discard` waits for the device — on a
-    /// dispatch queue of its own, so it never stalls the Swift concurrency pool (whose few
-    /// threads also run the HTTP client's completions).
-    static func offload<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            fileQueue.async { continuation.resume(returning: body()) }
-        }
-    }
-
-    static let fileQueue = DispatchQueue(label: "hearth.outbox.files", attributes: .concurrent)
-
-    /// Seconds after which a message another deliverer held is looked at again.
-    static let busyRecheck: TimeInterval = 30
-
-    /// A message is done: removed (`folder` nil), or moved to `dead/` or `dropped/`. Its final
-    /// state is written into the new folder (temp file, rename) before the pending file is
-    /// unlinked, so a crash in between leaves it in both folders — and the pending copy is
-    /// attempted once more — never in neither.
-    private func finish(_ finished: OutboxEnvelope, claim: OutboxClaim, name: String, as folder: OutboxStore.Folder?, pass: Pass, tokensRemoved: Int, endpointsDisabled: Int) async -> Result {
-        await Self.offload { [self] in
-            defer { claim.release() }  // after the unlink: the inode is released here
-            var envelope = finished
-            return complete(&envelope, name: name, as: folder, pass: pass, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-        }
-    }
-
-    private func complete(_ envelope: inout OutboxEnvelope, name: String, as folder: OutboxStore.Folder?, pass: Pass, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
-        let file = pendingDirectory + "/" + name
-        do {
-            guard let folder, folder != .pending else {
-                try FileIO.remove(file)
-                logger.debug("outbox message delivered", metadata: ["id": "\(envelope.id)"])
-                return .delivered(tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-            }
-            try store(&envelope, name: name, in: folder, pass: pass)
-            try FileIO.remove(file)
-            return finished(envelope, in: folder, tokensRemoved: tokensRemoved, endpointsDisabled: endpointsDisabled)
-        } catch {
-            logger.error("cannot finish an outbox message: \(error)", metadata: ["id": "\(envelope.id)"])
-            return .failed(error.description)
-        }
-    }
-
-    /// Writes a dead or dropped message's final state into its folder (a dead letter durably).
-    func store(_ envelope: inout OutboxEnvelope, name: String, in folder: OutboxStore.Folder, pass: Pass) throws(FileIO.Failure) {
-        envelope.finishedAt = clock()
-        // One pass keeps at most `droppedRetention` dropped messages (pruning keeps no more).
-        if folder == .dropped, !pass.mayStoreDropped() { return }
-        if folder == .dropped { Self.redactQueuedTokens(&envelope) }
-        let dir = OutboxStore.directory(folder, in: data)
-        try FileIO.makeDirectories(dir, within: data.root)
-        try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
-        if folder == .dead { try FileIO.fsyncDirectory(dir) }
-    }
-
-    /// A dropped message is kept for inspection only: no need to keep its device tokens.
-    static func redactQueuedTokens(_ envelope: inout OutboxEnvelope) {
-        guard let tokens = envelope.queuedTokens else { return }
-        var payload = envelope.payload
-        payload["tokens"] = .array(tokens.map { .string(Redaction.redact($0)) })
-        envelope.object["payload"] = .object(payload)
-    }
-
     /// The result for a message just stored in `dead/` or `dropped/`.
     func finished(_ envelope: OutboxEnvelope, in folder: OutboxStore.Folder, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
         if folder == .dropped { return .dropped }
@@ -542,26 +354,55 @@ package struct OutboxDeliverer: Sendable {
 
     /// Fixes a push's device tokens at its first attempt. Drops the message when it cannot be
     /// pushed at all. The caller stores the targets in the envelope.
-    func resolveTokens(_ envelope: OutboxEnvelope) -> Resolution {
-        guard let provider = pushProvider else { return .drop("skipped: no push provider configured ([push] provider = \"none\")") }
+    func resolveTokens(_ envelope: OutboxEnvelope, pass: Pass) async -> Resolution {
+        guard let provider = pushProvider else { return .drop(Self.noProviderReason) }
         if envelope.hasTargets { return .targets(envelope.targets) }
-        let userID = envelope.payload["userId"]?.stringValue ?? envelope.recipient
-        var tokens = envelope.queuedTokens ?? userTokens(userID, provider: provider.name)
+        let userID = envelope.userID
+        var tokens: [String]
+        if let queued = envelope.queuedTokens {
+            tokens = queued
+        } else if let known = pass.tokens.withLock({ $0[userID] }) {
+            tokens = known
+        } else {
+            tokens = await readTokens(for: [userID], provider: provider)[userID] ?? []
+        }
         var seen = Set<String>()
         tokens = tokens.filter { !$0.isEmpty && seen.insert($0).inserted }
         if tokens.isEmpty { return .drop("user \(userID) has no device tokens") }
         return .targets(tokens.map { OutboxEnvelope.Target(name: $0) })
     }
 
-    /// The device tokens on `users/{userID}` for `provider`.
-    func userTokens(_ userID: String, provider: String) -> [String] {
-        guard let path = try? DocumentPath("users", userID), case .document(let user) = store.read(path) else { return [] }
-        func strings(_ field: String) -> [String] { user[field]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-        let fcm = strings("fcmTokens") + (user["fcmToken"]?.stringValue.map { [$0] } ?? [])
-        switch provider {
-        case "fcm": return fcm
-        case "apns": return strings("apnsTokens")
-        default: return fcm + strings("apnsTokens")
+    /// Why a push is dropped without a provider.
+    static let noProviderReason = "skipped: no push provider configured ([push] provider = \"none\")"
+
+    /// Reads, in one call to the store, the device tokens of the users the claimed pushes
+    /// would need to look up, into `pass` (a claim of 1,000 pushes is one read, not 1,000:
+    /// on PostgreSQL one query).
+    func prefetchTokens(for messages: [OutboxEnvelope], pass: Pass) async {
+        guard let provider = pushProvider else { return }
+        var users: [String] = []
+        var wanted = Set<String>()
+        for m in messages where m.kind == .push && !m.hasTargets && m.queuedTokens == nil {
+            if wanted.insert(m.userID).inserted { users.append(m.userID) }
+        }
+        // Read afresh for each claim: a token removed by an earlier claim is gone.
+        let found = users.count > 1 ? await readTokens(for: users, provider: provider) : [:]
+        pass.tokens.withLock { $0 = found }
+    }
+
+    /// The device tokens on `users/{id}` for `provider` (``DeviceTokens``: the one rule jobs'
+    /// plans use too), for each of `userIDs`; a missing or invalid user has none.
+    func readTokens(for userIDs: [String], provider: any PushProvider) async -> [String: [String]] {
+        let store = self.store
+        let kind = provider.kind
+        return await BlockingIO.run { () -> [String: [String]] in
+            let paths = userIDs.compactMap { try? DocumentPath("users", $0) }
+            var out: [String: [String]] = [:]
+            for read in store.read(paths[...]) {
+                if case .document(let user) = read { out[user.id] = DeviceTokens(of: user, provider: kind).tokens }
+            }
+            for id in userIDs where out[id] == nil { out[id] = [] }
+            return out
         }
     }
 

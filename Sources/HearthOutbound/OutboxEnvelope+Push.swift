@@ -2,6 +2,9 @@ import HearthKit
 package import HearthStore
 
 extension OutboxEnvelope {
+    /// The user a push is for: the payload's `userId`, else the recipient.
+    package var userID: String { payload["userId"]?.stringValue ?? recipient }
+
     /// The push this message carries (pushes only), addressed to `tokens`.
     package func push(tokens: [String]) -> PushNotification {
         let p = payload
@@ -16,7 +19,7 @@ extension OutboxEnvelope {
             }
         }
         return PushNotification(
-            messageID: id, userID: p["userId"]?.stringValue ?? recipient, tokens: tokens,
+            messageID: id, userID: userID, tokens: tokens,
             title: p["title"]?.stringValue ?? title, body: p["body"]?.stringValue ?? "",
             data: data, badge: p["badge"]?.intValue.map { Int($0) })
     }

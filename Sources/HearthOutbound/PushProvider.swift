@@ -1,3 +1,4 @@
+package import HearthKit
 /// One push notification for one user, as queued in the outbox by a job.
 ///
 /// The payload of an outbox message of kind `.push` is
@@ -36,9 +37,17 @@ package enum PushSendResult: Sendable, Equatable {
 }
 
 /// A push service (FCM HTTP v1, APNs, a signed webhook). Implementations never log or
-/// return full tokens, keys or access tokens in reasons.
+/// return full tokens, keys or access tokens in reasons. ``PushProviders`` builds the
+/// configured one (docs/push.md#adding-a-provider).
 package protocol PushProvider: Sendable {
     /// `"fcm"`, `"apns"`, `"webhook"`.
     var name: String { get }
+    /// Which of a user's device tokens it takes (``DeviceTokens``); by default the kind named
+    /// ``name``.
+    var kind: PushProviderKind { get }
     func send(_ push: PushNotification, to token: String) async -> PushSendResult
+}
+
+extension PushProvider {
+    package var kind: PushProviderKind { PushProviderKind(rawValue: name) ?? .webhook }
 }

@@ -6,6 +6,17 @@ import HearthStore
 /// credentials from their files or environment variables. Errors name the file or variable and
 /// the field, never a secret.
 package enum PushProviders {
+    /// Builds one provider from `[push]`, reading its credentials (``credential(file:env:environment:keys:inlineMarker:)``).
+    package typealias Make = @Sendable (_ push: PushConfig, _ http: any HTTPTransport, _ environment: [String: String]) throws(PushSetupError) -> any PushProvider
+
+    /// Every provider Hearth can build, by `[push] provider`: one line each
+    /// (docs/push.md#adding-a-provider). `none` has no line: nothing is pushed.
+    package static let registry: [PushProviderKind: Make] = [
+        .fcm: FCMProvider.make,
+        .apns: APNsProvider.make,
+        .webhook: WebhookPushProvider.make,
+    ]
+
     /// The provider for `push`, or nil for `provider = "none"`.
     ///
     /// - FCM: the service account JSON from `serviceAccountFile`, or from `serviceAccountEnv`
@@ -16,31 +27,9 @@ package enum PushProviders {
     package static func make(
         push p: PushConfig, http: any HTTPTransport, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(PushSetupError) -> (any PushProvider)? {
-        switch p.provider {
-        case .none:
-            return nil
-        case .fcm:
-            let (bytes, source) = try credential(file: p.fcmServiceAccountFile, env: p.fcmServiceAccountEnv, environment: environment,
-                                                 keys: ("[push.fcm] serviceAccountFile", "[push.fcm] serviceAccountEnv"), inlineMarker: "{")
-            let account = try ServiceAccount.parse(bytes, source: source)
-            return FCMProvider(account: account, endpoint: p.fcmEndpoint, tokenURI: p.fcmTokenURI, http: http)
-        case .apns:
-            guard let keyID = p.apnsKeyID, !keyID.isEmpty else { throw PushSetupError("[push.apns] keyId is required: the 10-character Key ID shown next to the key in the Apple developer account (Certificates, Identifiers & Profiles → Keys)") }
-            guard let teamID = p.apnsTeamID, !teamID.isEmpty else { throw PushSetupError("[push.apns] teamId is required: the 10-character Team ID of the Apple developer account (Membership details)") }
-            guard let topic = p.apnsTopic, !topic.isEmpty else { throw PushSetupError("[push.apns] topic is required: the app's bundle id, e.g. com.example.campus") }
-            let (bytes, source) = try credential(file: p.apnsKeyFile, env: p.apnsKeyEnv, environment: environment,
-                                                 keys: ("[push.apns] keyFile", "[push.apns] keyEnv"), inlineMarker: "-----BEGIN")
-            return try APNsProvider(
-                keyPEM: String(decoding: bytes, as: UTF8.self), source: source, keyID: keyID, teamID: teamID, topic: topic,
-                endpoint: p.apnsEndpoint, priority: p.apnsPriority, expiration: p.apnsExpiration, http: http)
-        case .webhook:
-            guard let url = p.webhookURL else { throw PushSetupError("[push.webhook] url is required: the https:// URL of the app's push gateway") }
-            let secret: WebhookSecret
-            do { secret = try WebhookSecret.load(file: p.webhookSecretFile, env: p.webhookSecretEnv, environment: environment) } catch {
-                throw PushSetupError("[push.webhook]: \(error.description)")
-            }
-            return WebhookPushProvider(url: url, secret: secret, http: http)
-        }
+        if p.provider == .none { return nil }
+        guard let make = registry[p.provider] else { throw PushSetupError("[push] provider = \"\(p.provider.rawValue)\" is not built into this hearth") }
+        return try make(p, http, environment)
     }
 
     /// The credential's bytes and a name for messages. An environment variable whose value

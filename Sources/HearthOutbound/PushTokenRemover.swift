@@ -3,8 +3,7 @@ import HearthKit
 import HearthStore
 
 /// Removes device tokens a push service declared dead (FCM `UNREGISTERED`, APNs 410) from the
-/// users' documents: `fcmTokens` (array), the older `fcmToken` (string) and `apnsTokens`
-/// (array) of `users/{userId}`.
+/// users' documents: every token field of `users/{userId}` (``DeviceTokens/fields``).
 ///
 /// Each removal is a follow-up commit through the storage backend
 /// (``StorageBackend/commitDocuments(_:id:holder:timeout:)``), like a job's: read the documents,
@@ -94,18 +93,8 @@ actor PushTokenRemover {
         }
     }
 
-    /// `user` without `tokens` in `fcmTokens`, `fcmToken` and `apnsTokens`; other fields untouched.
+    /// `user` without `tokens` in its token fields (``DeviceTokens/fields``); other fields untouched.
     static func without(_ tokens: Set<String>, in user: JSONObject) -> JSONObject {
-        var o = user
-        for field in ["fcmTokens", "apnsTokens"] {
-            if case .array(let list)? = o[field] {
-                let kept = list.filter { v in v.stringValue.map { !tokens.contains($0) } ?? true }
-                if kept.count != list.count { o[field] = .array(kept) }
-            }
-        }
-        if let single = o["fcmToken"]?.stringValue, tokens.contains(single) {
-            o["fcmToken"] = nil
-        }
-        return o
+        DeviceTokens.removing(tokens, from: user)
     }
 }

@@ -48,3 +48,16 @@ package struct WebhookPushProvider: PushProvider {
         messageID + "." + PushTokenHash.short(token)
     }
 }
+
+extension WebhookPushProvider {
+    /// `[push] provider = "webhook"` (``PushProviders/registry``): `[push.webhook] url` and the
+    /// signing secret from `secretFile` or `secretEnv`.
+    package static func make(push p: PushConfig, http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
+        guard let url = p.webhookURL else { throw PushSetupError("[push.webhook] url is required: the https:// URL of the app's push gateway") }
+        let secret: WebhookSecret
+        do { secret = try WebhookSecret.load(file: p.webhookSecretFile, env: p.webhookSecretEnv, environment: environment) } catch {
+            throw PushSetupError("[push.webhook]: \(error.description)")
+        }
+        return WebhookPushProvider(url: url, secret: secret, http: http)
+    }
+}

@@ -4,6 +4,10 @@ package import HearthStore
 
 /// The run side of the PostgreSQL backend (docs/storage/postgres.md#commits).
 extension PostgresBackend {
+    package var features: StorageFeatures { .sharedByDaemons }
+
+    package var transfer: (any DocumentTransfer)? { self }
+
     package func readSnapshot() throws -> any DocumentStore { try PostgresSnapshot.open(self) }
 
     package func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock {
@@ -124,7 +128,7 @@ extension PostgresBackend {
             }
         }
 
-        let messages = c.messages.map { ($0, commit.record.start) } + commit.events.map { ($0, commit.record.end) }
+        let messages = c.messages.map { ($0, commit.messagesCreatedAt) } + commit.events.map { ($0, commit.record.end) }
         for chunk in chunks(messages, size: 2000) {
             let rows = chunk.map { m, createdAt in
                 JSONValue.object(JSONObject([
@@ -211,6 +215,11 @@ extension PostgresBackend {
         }
     }
 
+    package func writeRecord(_ record: RunRecord) throws {
+        let connection = try connect()
+        try connection.transaction { try PostgresBackend.saveRecord(record, connection) }
+    }
+
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {
         let connection = self.connection
         try await BlockingIO.run { () throws(any Error) in
@@ -225,7 +234,7 @@ extension PostgresBackend {
         let rows = try connection.query(
             """
             SELECT record FROM run_records WHERE ($1::text IS NULL OR job = $1) AND ($2::text IS NULL OR status = $2)
-            ORDER BY start_at DESC, run_id DESC LIMIT $3
+            ORDER BY record::jsonb ->> 'end' DESC, run_id DESC LIMIT $3
             """,
             [job, status?.rawValue, limit.map(String.init)])
         return rows.values.compactMap { text in

@@ -76,6 +76,16 @@ package enum PostgresSchema {
                 reason text NOT NULL
             );
             """),
+        Migration(version: 3, name: "audit log", sql: """
+            CREATE TABLE audit_log (
+                seq bigserial PRIMARY KEY,
+                at timestamptz NOT NULL,
+                action text NOT NULL,
+                job text,
+                entry text NOT NULL
+            );
+            CREATE INDEX audit_log_job ON audit_log (job, seq DESC);
+            """),
     ]
 
     /// The newest schema version this build knows.

@@ -40,7 +40,7 @@ enum HTML {
         pre{background:#fff;border:1px solid #e3e3e3;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
         .ok{color:#137333}.bad{color:#b3261e}.warn{color:#8a5300}.muted{color:#666}
         .tag{display:inline-block;padding:0 .35rem;border-radius:.25rem;background:#fde7c8;color:#6b3d00;font-size:.75rem}
-        a{color:#0b57d0}
+        a{color:#0b57d0}form.act{display:inline-block;margin:.15rem .3rem .15rem 0}button{font-size:.8rem}
         </style>
         </head>
         <body>

@@ -11,7 +11,7 @@ struct RunPage {
 
     func render() -> String {
         let r = record
-        var body = "<p><a href=\"/\">← status</a></p><h1>\(HTML.escape(r.job)) · \(HTML.status(r.status.rawValue))</h1>"
+        var body = "<p><a href=\"/\">← status</a> · <a href=\"/jobs/\(HTML.escape(r.job))\">\(HTML.escape(r.job))</a></p><h1>\(HTML.escape(r.job)) · \(HTML.status(r.status.rawValue))</h1>"
         let duration = DurationFormat.format(.milliseconds(Int64(max(0, r.end.timeIntervalSince(r.start)) * 1000)))
         let rows: [[String]] = [
             ["Run", "<code>\(HTML.escape(r.runID))</code>"], ["Job", HTML.escape(r.job)], ["Status", HTML.status(r.status.rawValue)],
@@ -21,7 +21,15 @@ struct RunPage {
             ["Documents read", String(r.documentsRead)], ["Dry run", r.dryRun ? "yes" : "no"],
         ]
         body += HTML.table(["Field", "Value"], rows, wrapping: [1], empty: "")
-        if let error = r.error { body += "<h2>Error</h2><pre>\(HTML.escape(error))</pre>" }
+        if let error = r.error {
+            // A command job's failure ends with the last lines of its stderr (docs/functions.md).
+            if let range = error.range(of: Self.stderrMarker) {
+                body += "<h2>Error</h2><pre>\(HTML.escape(String(error[..<range.lowerBound])))</pre>"
+                body += "<h2>stderr (last lines)</h2><pre class=\"stderr\">\(HTML.escape(String(error[range.upperBound...])))</pre>"
+            } else {
+                body += "<h2>Error</h2><pre>\(HTML.escape(error))</pre>"
+            }
+        }
         if !r.warnings.isEmpty {
             body += "<h2>Warnings</h2><ul>" + r.warnings.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul>"
         }
@@ -36,4 +44,11 @@ struct RunPage {
     }
 
     static let kept = 100
+    static let stderrMarker = "; its last stderr lines:\n"
+
+    /// A run asked for over HTTP that has not ended yet: refreshed every 2 s until it has.
+    static func pending(id: String, job: String, running: Bool) -> String {
+        let body = "<p><a href=\"/jobs/\(HTML.escape(job))\">← \(HTML.escape(job))</a></p><h1>\(HTML.escape(job)) · <span class=\"warn\">\(running ? "running" : "queued")</span></h1><p>Run <code>\(HTML.escape(id))</code> \(running ? "is running" : "waits in the daemon's queue"); this page refreshes until it ends.</p>"
+        return HTML.page(title: "\(job) \(id)", refresh: 2, body: body)
+    }
 }

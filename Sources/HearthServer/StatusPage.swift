@@ -12,6 +12,9 @@ struct StatusPage {
     var pending: [OutboxEnvelope]
     var dead: [OutboxEnvelope]
     var now: Date
+    /// The latest audit entries (docs/operations/monitoring.md#the-audit-log).
+    var audit: [AuditEntry] = []
+    var viewer = Viewer(csrf: nil, tokensConfigured: false)
     /// How many outbox messages of each folder are listed (the counts cover all).
     var listLimit = 50
 
@@ -20,10 +23,18 @@ struct StatusPage {
         body += "<p class=\"muted\">\(HTML.escape(Timestamp.format(now)))"
         if let file = status.configFile { body += " · config <code>\(HTML.escape(file))</code>" }
         if status.stopping { body += " · <span class=\"bad\">stopping</span>" }
-        body += " · <a href=\"/metrics\">metrics</a></p>"
-        body += "<h2>Jobs</h2>" + jobs()
+        body += " · <a href=\"/metrics\">metrics</a>"
+        if let name = viewer.name {
+            body += " · signed in as \(HTML.escape(name))"
+            if viewer.canAct { body += " " + viewer.form("/logout", button: "Sign out") }
+        } else if viewer.tokensConfigured {
+            body += " · <a href=\"/login\">sign in</a>"
+        }
+        body += "</p>"
+        body += "<h2>Jobs</h2>" + jobs() + viewer.hint
         body += "<h2>Latest runs</h2>" + latestRuns()
-        body += "<h2>Outbox</h2>" + outbox()
+        body += "<h2 id=\"outbox\">Outbox</h2>" + outbox()
+        body += "<h2>Latest actions</h2>" + AuditTable(entries: audit).render(showJob: true)
         return HTML.page(title: "Hearth status", refresh: 30, body: body)
     }
 
@@ -46,9 +57,18 @@ struct StatusPage {
             if let r = j.lastRecord {
                 last = "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a> \(HTML.time(r.end))"
             }
+            var actions = viewer.form(
+                "/jobs/\(j.name)/run", fields: j.pause != nil ? "<input type=\"hidden\" name=\"force\" value=\"true\">" : "", button: "Run now")
+            if j.pause != nil {
+                actions += viewer.form("/jobs/\(j.name)/resume", button: "Resume")
+            } else {
+                actions += viewer.form("/jobs/\(j.name)/pause", fields: "<input type=\"text\" name=\"note\" maxlength=\"1000\" placeholder=\"note\" size=\"12\"> ", button: "Pause")
+            }
+            // A disabled job has no slots and no queue here: nothing to run, pause or resume.
+            if !actions.isEmpty, j.enabled { state += "<br>" + actions }
             // What matters most first: on a phone the table scrolls sideways.
             return [
-                "<strong>\(HTML.escape(j.name))</strong>", state, fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last,
+                "<strong><a href=\"/jobs/\(HTML.escape(j.name))\">\(HTML.escape(j.name))</a></strong>", state, fires.isEmpty ? "<span class=\"muted\">—</span>" : fires, last,
                 HTML.time(j.lastSuccess), "<code>\(HTML.escape(j.schedule))</code>", HTML.escape(j.timeZone.ianaName),
             ]
         }
@@ -61,7 +81,7 @@ struct StatusPage {
             var warnings = r.warnings.isEmpty ? "" : "\(r.warnings.count) warning\(r.warnings.count == 1 ? "" : "s")"
             if let error = r.error { warnings += (warnings.isEmpty ? "" : "<br>") + "<span class=\"bad\">\(HTML.escape(Self.firstLine(error)))</span>" }
             return [
-                HTML.escape(r.job), "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a>", HTML.escape(r.trigger.rawValue),
+                "<a href=\"/jobs/\(HTML.escape(r.job))\">\(HTML.escape(r.job))</a>" + (r.dryRun ? " <span class=\"tag\">dry run</span>" : ""), "<a href=\"/runs/\(HTML.escape(r.runID))\">\(HTML.status(r.status.rawValue))</a>", HTML.escape(r.trigger.rawValue),
                 HTML.time(r.logicalTime), HTML.escape(duration), "+\(r.created) ~\(r.updated) -\(r.deleted) · \(r.messagesQueued) msg", warnings,
             ]
         }
@@ -80,11 +100,12 @@ struct StatusPage {
             let tokens = Self.tokens(of: e)
             let targets = e.kind == .push ? tokens.map(Plan.redact) : e.targets.map(\.name)
             let error = dead ? (e.reason ?? e.lastError) : e.lastError
+            let retry = dead ? viewer.form("/outbox/\(e.id)/retry", button: "Retry") : ""
             return [
                 "<code>\(HTML.escape(e.id))</code>", HTML.escape(e.kind?.rawValue ?? "?"), HTML.escape(e.job ?? ""),
                 HTML.escape(targets.joined(separator: ", ")), String(e.attempts),
                 dead ? HTML.time(e.finishedAt) : (e.dueAt == .distantPast ? "now" : HTML.time(e.dueAt)),
-                HTML.escape(Self.redacting(tokens, in: error ?? "")),
+                HTML.escape(Self.redacting(tokens, in: error ?? "")) + retry,
             ]
         }
         let more = list.count > listLimit ? "<p class=\"muted\">… and \(list.count - listLimit) more (<code>hearth outbox list</code>).</p>" : ""

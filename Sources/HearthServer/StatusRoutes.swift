@@ -6,7 +6,6 @@ import NIOCore
 import HearthKit
 import HearthStore
 import HearthHost
-import HearthPostgres
 
 /// The endpoint's handlers. Failures answer 500 with a short fixed text (the details go to
 /// the log): no stack, no path leaves the process.
@@ -15,9 +14,17 @@ struct StatusRoutes: Sendable {
     let metrics: DaemonMetrics
     let data: any StorageBackend
     let plans: PlanCache?
+    let credentials: Credentials
     let logger: Logger
 
     static let latestRuns = 30
+    static let latestActions = 10
+
+    /// Who looks at a page: the forms appear for a session with an `operate` token.
+    func viewer(_ request: Request) -> Viewer {
+        let who = credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie])
+        return Viewer(csrf: who?.role == .operate ? who?.csrf : nil, tokensConfigured: credentials.required, name: who?.name)
+    }
 
     static func response(_ status: HTTPResponse.Status, _ contentType: String, _ body: String) -> Response {
         var headers = HTTPFields()
@@ -59,30 +66,17 @@ struct StatusRoutes: Sendable {
         return Self.response(reasons.isEmpty ? .ok : .serviceUnavailable, "application/json", JSONWriter.pretty(.object(body)) + "\n")
     }
 
-    /// Whether the backend answers: for a data directory, whether it and its state directory
-    /// can be listed and written; for another backend, whether a run-history query succeeds.
+    /// Whether the backend answers (``StorageBackend/healthProblem()``): for a data directory,
+    /// whether it and its state directory can be listed and written; for another backend,
+    /// whether a run-history query succeeds.
     static func backendProblem(_ data: any StorageBackend) async -> String? {
-        await BlockingIO.run { () -> String? in
-            guard let directory = data as? DataDirectory else {
-                do { _ = try data.runRecords(job: nil, status: nil, limit: 1) } catch {
-                    return "the data backend is unreachable (a query failed)"
-                }
-                return nil
-            }
-            guard access(directory.root, R_OK | W_OK | X_OK) == 0 else { return "the data backend is unreachable (data directory not accessible)" }
-            var st = stat()
-            if stat(directory.stateDirectory, &st) == 0, access(directory.stateDirectory, R_OK | W_OK | X_OK) != 0 {
-                return "the data backend is unreachable (state directory not writable)"
-            }
-            return nil
-        }
+        await BlockingIO.run { () -> String? in data.healthProblem() }
     }
 
     /// The outbox's messages in `folder`, on the data directory or PostgreSQL
     /// (docs/outbox-and-webhooks.md#postgresql).
     static func outboxMessages(_ folder: OutboxStore.Folder, _ data: any StorageBackend) throws -> [OutboxEnvelope] {
-        guard let queue = OutboxQueues.queue(of: data) else { return [] }
-        return try queue.messages(in: folder)
+        try data.outbox.messages(in: folder)
     }
 
     /// `GET /metrics`: the gauges set from the daemon and the outbox, then everything.
@@ -107,19 +101,37 @@ struct StatusRoutes: Sendable {
     }
 
     /// `GET /`: the status page.
-    func index() async -> Response {
+    func index(_ request: Request) async -> Response {
         let status = await daemon.status(fireCount: 3)
         let data = self.data
         do {
-            let (runs, pending, dead) = try await BlockingIO.run { () throws(any Error) in
+            let (runs, pending, dead, audit) = try await BlockingIO.run { () throws(any Error) in
                 (
                     try data.runRecords(job: nil, status: nil, limit: Self.latestRuns),
-                    try Self.outboxMessages(.pending, data), try Self.outboxMessages(.dead, data)
+                    try Self.outboxMessages(.pending, data), try Self.outboxMessages(.dead, data),
+                    try data.auditEntries(job: nil, limit: Self.latestActions)
                 )
             }
-            return Self.html(.ok, StatusPage(status: status, runs: runs, pending: pending, dead: dead, now: Date()).render())
+            return Self.html(.ok, StatusPage(status: status, runs: runs, pending: pending, dead: dead, now: Date(), audit: audit, viewer: viewer(request)).render())
         } catch {
             return failed("rendering the status page", error)
+        }
+    }
+
+    /// `GET /jobs/{name}`: the job page.
+    func job(_ request: Request, name: String) async -> Response {
+        let status = await daemon.status(fireCount: 3)
+        guard let job = status.jobs.first(where: { $0.name == name }) else {
+            return Self.html(.notFound, HTML.page(title: "Not found", refresh: nil, body: "<p><a href=\"/\">← status</a></p><h1>No job \(HTML.escape(name))</h1><p>Configured jobs: \(HTML.escape(status.jobs.map(\.name).joined(separator: ", "))).</p>"))
+        }
+        let data = self.data
+        do {
+            let (runs, audit) = try await BlockingIO.run { () throws(any Error) in
+                (try data.runRecords(job: name, status: nil, limit: JobPage.runLimit), try data.auditEntries(job: name, limit: Self.latestActions))
+            }
+            return Self.html(.ok, JobPage(job: job, runs: runs, audit: audit, viewer: viewer(request)).render())
+        } catch {
+            return failed("rendering a job page", error)
         }
     }
 
@@ -131,7 +143,10 @@ struct StatusRoutes: Sendable {
             let record = try await BlockingIO.run { () throws(any Error) in
                 try data.runRecords(job: nil, status: nil, limit: nil).first { $0.runID == id }
             }
-            guard let record else { return notFound(id) }
+            guard let record else {
+                if let pending = await daemon.pendingRun(id) { return Self.html(.ok, RunPage.pending(id: id, job: pending.job, running: pending.running)) }
+                return notFound(id)
+            }
             return Self.html(.ok, RunPage(record: record, plan: plans?.plan(runID: id)).render())
         } catch {
             return failed("rendering a run page", error)

@@ -8,14 +8,16 @@ import HearthKit
 package import HearthStore
 package import HearthHost
 
-/// The daemon's HTTP endpoint (docs/operations/monitoring.md): `/metrics`, `/healthz`,
-/// `/readyz`, the status page `/` and `/runs/{id}`, on Hummingbird. A `Service` in the daemon's
+/// The daemon's HTTP endpoint (docs/operations/monitoring.md, docs/operations/api.md):
+/// `/metrics`, `/healthz`, `/readyz`, the status page `/`, `/jobs/{name}`, `/runs/{id}`, the
+/// actions (run now, pause, resume, retry a dead letter) and `/login`, on Hummingbird. A `Service` in the daemon's
 /// service group: a graceful shutdown stops accepting and lets requests in flight finish.
 /// Built only when `[server]` is configured, so without it no event loop is started.
 package struct StatusServer: Service {
     package let server: ServerConfig
-    /// Required in `Authorization: Bearer …` on every request when set.
-    package let token: String?
+    /// The configured tokens (docs/operations/monitoring.md#tokens-and-roles); empty: reads
+    /// are open and actions impossible.
+    package let tokens: [ServerConfig.Token]
     package let daemon: SchedulerDaemon
     package let metrics: DaemonMetrics
     package let data: any StorageBackend
@@ -27,12 +29,12 @@ package struct StatusServer: Service {
     package let configFile: String?
 
     package init(
-        server: ServerConfig, token: String?, daemon: SchedulerDaemon, metrics: DaemonMetrics, data: any StorageBackend, plans: PlanCache?,
+        server: ServerConfig, tokens: [ServerConfig.Token], daemon: SchedulerDaemon, metrics: DaemonMetrics, data: any StorageBackend, plans: PlanCache?,
         logger: Logger, configFile: String?, onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.configFile = configFile
         self.server = server
-        self.token = token
+        self.tokens = tokens
         self.daemon = daemon
         self.metrics = metrics
         self.data = data
@@ -42,14 +44,24 @@ package struct StatusServer: Service {
     }
 
     package func run() async throws {
-        let router = Router(context: BasicRequestContext.self)
-        if let token { router.add(middleware: BearerTokenMiddleware<BasicRequestContext>(token: token)) }
-        let routes = StatusRoutes(daemon: daemon, metrics: metrics, data: data, plans: plans, logger: logger)
+        let router = Router(context: EndpointContext.self)
+        let credentials = Credentials(tokens)
+        router.add(middleware: AccessMiddleware(credentials: credentials, healthNeedsToken: server.healthNeedsToken))
+        let routes = StatusRoutes(daemon: daemon, metrics: metrics, data: data, plans: plans, credentials: credentials, logger: logger)
+        let actions = ActionRoutes(daemon: daemon, data: data, plans: plans, metrics: metrics, credentials: credentials, logger: logger)
         router.get("/healthz") { _, _ in routes.healthz() }
         router.get("/readyz") { _, _ in await routes.readyz() }
         router.get("/metrics") { _, _ in await routes.metricsText() }
-        router.get("/") { _, _ in await routes.index() }
+        router.get("/") { request, _ in await routes.index(request) }
+        router.get("/jobs/{name}") { request, context in await routes.job(request, name: context.parameters.get("name") ?? "") }
         router.get("/runs/{id}") { _, context in await routes.run(id: context.parameters.get("id") ?? "") }
+        router.post("/jobs/{name}/run") { request, context in await actions.run(request, context, job: context.parameters.get("name") ?? "") }
+        router.post("/jobs/{name}/pause") { request, context in await actions.pause(request, context, job: context.parameters.get("name") ?? "") }
+        router.post("/jobs/{name}/resume") { request, context in await actions.resume(request, context, job: context.parameters.get("name") ?? "") }
+        router.post("/outbox/{id}/retry") { request, context in await actions.retry(request, context, id: context.parameters.get("id") ?? "") }
+        router.get("/login") { _, _ in actions.loginForm() }
+        router.post("/login") { request, _ in await actions.login(request) }
+        router.post("/logout") { request, _ in actions.logout(request) }
         // Hummingbird's own logs (one line per connection error, …) only at warning and above.
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .warning)

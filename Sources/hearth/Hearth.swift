@@ -12,6 +12,7 @@ struct Hearth: AsyncParsableCommand {
             (lock busy, conflicts); 77 no permission (documents whose owner Hearth cannot keep); \
             78 configuration error.
             """,
-        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Pause.self, Resume.self, Next.self, Backfill.self, History.self, Check.self, Export.self, Seed.self, Recover.self, Outbox.self, Migrate.self, DataCommand.self]
+        version: HearthVersion.description,
+        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Pause.self, Resume.self, Next.self, Backfill.self, History.self, Check.self, Audit.self, Export.self, Seed.self, Recover.self, Outbox.self, Migrate.self, DataCommand.self]
     )
 }

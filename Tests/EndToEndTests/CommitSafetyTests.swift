@@ -7,7 +7,7 @@ struct CommitSafetyTests {
     /// Kills a committing `hearth run` with SIGKILL at random points, then checks that after
     /// the next writing command the data is exactly all-before or all-after.
     @Test func sigkillDuringCommitLeavesAllBeforeOrAllAfter() async throws {
-        let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 200
+        let iterations = Int(ProcessInfo.processInfo.environment["HEARTH_CRASH_ITERATIONS"] ?? "") ?? 100
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         let pristine = s.path + "/pristine"

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Testing
 import HearthTestSupport
 
@@ -51,29 +50,29 @@ struct DaemonEndToEndTests {
     }
 
     static func waitForDatagram(_ listener: NotifySocketListener, _ wanted: String, seen: inout [String], timeout: TimeInterval = 10) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        await listener.wait(timeout: .seconds(timeout)) {
             seen += listener.received()
-            if seen.contains(where: { $0.split(separator: "\n").contains(Substring(wanted)) }) { return true }
-            try await Task.sleep(for: .milliseconds(20))
+            return seen.contains { $0.split(separator: "\n").contains(Substring(wanted)) }
         }
-        return false
     }
 
     /// Waits for `process` to exit; after `timeout` kills it (so a hung daemon fails the test
     /// instead of hanging the suite) and returns false.
     static func waitForExit(_ process: Process, timeout: TimeInterval) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                kill(process.processIdentifier, SIGKILL)
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
                 await HearthProcess.waitForExit(process)
-                return false
+                return true
             }
-            try await Task.sleep(for: .milliseconds(50))
+            group.addTask {
+                // Cancelled once the process exits; a timeout otherwise.
+                (try? await Task.sleep(for: .seconds(timeout))) == nil
+            }
+            let exited = await group.next() ?? false
+            if !exited { kill(process.processIdentifier, SIGKILL) }
+            group.cancelAll()
+            return exited
         }
-        await HearthProcess.waitForExit(process)
-        return true
     }
 
     @Test func theDaemonRunsTheScheduleReloadsOnSIGHUPAndStopsOnSIGTERM() async throws {

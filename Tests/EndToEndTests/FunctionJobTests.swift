@@ -1,6 +1,4 @@
 import Foundation
-import HearthKit
-import HearthStore
 import Testing
 import HearthTestSupport
 

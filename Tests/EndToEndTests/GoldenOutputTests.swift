@@ -1,5 +1,4 @@
 import Foundation
-import HearthKit
 import Testing
 import HearthTestSupport
 

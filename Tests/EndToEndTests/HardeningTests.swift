@@ -139,14 +139,18 @@ struct HardeningTests {
         ["list"], ["check"], ["history"], ["next"], ["backfill", "streak-reset", "--from", "2026-11-18T00:00:00Z", "--to", "2026-11-18T01:00:00Z"],
         ["outbox", "list"], ["outbox", "dead"], ["outbox", "deliver"],
     ])
-    func everyListingRejectsMarkdownWithSixtyFour(_ command: [String]) async throws {
+    func everyListingNeitherOffersNorAcceptsMarkdown(_ command: [String]) async throws {
         let s = try TempDirectory("hearth-e2e")
         defer { s.remove() }
         try s.write("d/users/u1.json", "{}")
         let r = try await HearthProcess.run(command + ["--data", s.path + "/d", "--format", "markdown"])
         #expect(r.status == 64)
-        #expect(r.stderr == "hearth: error: --format markdown: accepted here: text, json (markdown is for the reports of `hearth run` and `hearth plan`)\n")
+        #expect(r.stderr.hasPrefix("Error: The value 'markdown' is invalid for '--format <format>'. Please provide one of 'text' and 'json'.\n"))
         #expect(r.stdout == "")
+        // … and its help no longer offers it.
+        let help = try await HearthProcess.run(command + ["--help"])
+        #expect(help.stdout.contains("(values: text, json;"), "\(help.stdout)")
+        #expect(!help.stdout.contains("markdown"))
     }
 
     @Test func helpListsEveryExitCode() async throws {

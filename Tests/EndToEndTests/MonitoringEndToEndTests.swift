@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Testing
 import HearthTestSupport
 
@@ -251,7 +250,9 @@ struct MonitoringEndToEndTests {
         let secret = "test-token-0123456789abcdef"
         let d = try await Self.startDaemon(server: "listen = \"0.0.0.0:0\"\ntokenEnv = \"HEARTH_TEST_TOKEN\"", environment: ["HEARTH_TEST_TOKEN": secret])
         defer { if d.running.process.isRunning { kill(d.running.process.processIdentifier, SIGKILL) }; d.dir.remove() }
-        for path in ["/", "/metrics", "/healthz", "/runs/x", "/nothing-here"] {
+        // Probes answer without a token (docs/operations/monitoring.md#tokens-and-roles).
+        #expect(try await HTTPProbe.get(d.base + "/healthz").status == 200)
+        for path in ["/", "/metrics", "/jobs/x", "/runs/x", "/nothing-here"] {
             for token in [nil, "wrong", secret + "x", String(secret.dropLast())] {
                 let r = try await HTTPProbe.get(d.base + path, token: token)
                 #expect(r.status == 401, "\(path) with \(token ?? "no token")")

@@ -45,10 +45,10 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let first = try await s.hearth(["migrate"])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied migration(s) 1, 2; schema version 2\n")
+        #expect(first.stdout == "applied migration(s) 1, 2, 3; schema version 3\n")
         let second = try await s.hearth(["migrate"])
         #expect(second.status == 0)
-        #expect(second.stdout == "schema is up to date (version 2)\n")
+        #expect(second.stdout == "schema is up to date (version 3)\n")
     }
 
     /// A database at schema version 1 (before disabled endpoints moved into it) is refused until
@@ -65,10 +65,10 @@ struct PostgresBackendTests {
         }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 1; this hearth needs 2. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 1; this hearth needs 3. Run `hearth migrate` first."))
         let migrate = try await s.hearth(["migrate"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
-        #expect(migrate.stdout == "applied migration(s) 2; schema version 2\n")
+        #expect(migrate.stdout == "applied migration(s) 2, 3; schema version 3\n")
         let tables = try await BlockingIO.run { () throws(any Error) in
             try PostgresConnection(url: url).query("SELECT count(*) FROM disabled_endpoints").values
         }
@@ -148,7 +148,7 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 0; this hearth needs 2. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 0; this hearth needs 3. Run `hearth migrate` first."))
     }
 
     @Test func theURLAndItsPasswordNeverAppearInErrors() async throws {
@@ -243,6 +243,84 @@ struct PostgresBackendTests {
         #expect(postgres.stdout.hasSuffix("collections: all valid.\n"))
     }
 
+    /// docs/storage/postgres.md#setting-it-up word for word: a configuration with `[store]` alone
+    /// (no `dataDir`, no data directory anywhere) runs every command; nothing is written beside
+    /// the configuration.
+    @Test func theDocumentedStoreOnlyConfigurationRunsEveryCommand() async throws {
+        let s = try await Setup(users: 20)
+        defer { s.temp.remove() }
+        try s.temp.write("etc/hearth.toml", """
+            [store]
+            kind = "postgres"
+            urlEnv = "HEARTH_DATABASE_URL"      # or: urlFile = "/etc/hearth/database-url" (first line, chmod 600)
+            leaseTimeout = "60s"                # several daemons: how long a dead daemon's slot claim lasts
+
+            """)
+        let etc = s.temp.path + "/etc"
+        func hearth(_ args: [String]) async throws -> HearthProcess.Result {
+            try await HearthProcess.run(args + ["--config", etc + "/hearth.toml"], in: etc, environment: ["HEARTH_DATABASE_URL": s.url])
+        }
+        let now = ["--now", "2026-11-18T12:00:00Z"]
+
+        let migrated = try await hearth(["migrate"])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(migrated.stdout == "applied migration(s) 1, 2; schema version 2\n")
+        let count = TreeSnapshot(s.data).files.count
+        let imported = try await hearth(["data", "import", s.data])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout == "imported \(count) documents from \(s.data)\n")
+
+        // The same plan, run report and check as over the data directory they came from.
+        let plan = try await hearth(["plan", "streak-reset"] + now)
+        let directoryPlan = try await s.hearth(["plan", "streak-reset"] + now, postgres: false)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout == directoryPlan.stdout)
+        let run = try await hearth(["run", "streak-reset"] + now)
+        let directoryRun = try await s.hearth(["run", "streak-reset"] + now, postgres: false)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == directoryRun.stdout)
+        let check = try await hearth(["check"])
+        let directoryCheck = try await s.hearth(["check"], postgres: false)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout == directoryCheck.stdout)
+
+        // The plan's dry-run record and the run's, as over the data directory (only the run ids
+        // and times differ; `--now` gives both the same start, so their order is the run ids').
+        let history = try await hearth(["history", "--format", "json"])
+        let directoryHistory = try await s.hearth(["history", "--format", "json"], postgres: false)
+        #expect(history.status == 0, "\(history.stderr)")
+        func records(_ stdout: String) throws -> [[String: Any]] {
+            try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [[String: Any]])
+        }
+        func summary(_ r: [String: Any]) -> String {
+            let kept = r.filter { ["job", "trigger", "logicalTime", "status", "dryRun", "counts", "warnings", "error"].contains($0.key) }
+            return (try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        }
+        let recorded = try records(history.stdout)
+        #expect(recorded.map(summary).sorted() == (try records(directoryHistory.stdout)).map(summary).sorted())
+        #expect(recorded.map { $0["dryRun"] as? Bool == true ? "plan" : "run" }.sorted() == ["plan", "run"])
+        #expect(recorded.map { $0["logicalTime"] as? String } == ["2026-11-18T12:00:00.000Z", "2026-11-18T12:00:00.000Z"])
+        let runIDs = recorded.compactMap { $0["runId"] as? String }
+        let table = try await hearth(["history"])
+        #expect(table.status == 0)
+        let rows = table.stdout.split(separator: "\n")
+        #expect(rows.count == 3)
+        #expect(rows.dropFirst().map { String($0.prefix { $0 != " " }) } == runIDs)
+
+        let paused = try await hearth(["pause", "streak-reset", "--note", "moving house"])
+        #expect(paused.status == 0, "\(paused.stderr)")
+        #expect(paused.stdout == "streak-reset: paused. `hearth resume streak-reset` resumes it.\n")
+        let resumed = try await hearth(["resume", "streak-reset"])
+        #expect(resumed.status == 0)
+        #expect(resumed.stdout == "streak-reset: resumed.\n")
+
+        let exported = try await hearth(["data", "export", s.temp.path + "/export"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout == "exported \(count) documents to \(s.temp.path)/export\n")
+        // Nothing was written beside the configuration.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: etc) == ["hearth.toml"])
+    }
+
     @Test func pauseAndResumeAreKeptInTheDatabaseAndShownByList() async throws {
         let s = try await Setup(users: 0)
         defer { s.temp.remove() }
@@ -263,6 +341,19 @@ struct PostgresBackendTests {
         #expect(resumed.stdout == "weekly-bonus: resumed.\n")
         #expect(try await s.hearth(["resume", "weekly-bonus"]).stdout == "weekly-bonus: not paused.\n")
         #expect(!(try await s.hearth(["list"])).stdout.contains("paused"))
+
+        // The four actions are in the audit_log table, newest first; nothing in a data directory.
+        let audit = try await s.hearth(["audit", "--format", "json"])
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let entries = (try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [[String: Any]]) ?? []
+        #expect(entries.map { "\($0["action"] ?? "") \($0["job"] ?? "") \($0["note"] ?? "") \($0["outcome"] ?? "") \($0["via"] ?? "")" } == [
+            "resume weekly-bonus was not paused ok cli", "resume weekly-bonus <null> ok cli",
+            "pause weekly-bonus still waiting ok cli", "pause weekly-bonus waiting for the new rates ok cli",
+        ])
+        #expect(entries.allSatisfy { ($0["user"] as? String)?.isEmpty == false })
+        let byJob = try await s.hearth(["audit", "--job", "weekly-bonus", "--limit", "1"])
+        #expect(byJob.stdout.contains("resume  weekly-bonus"), "\(byJob.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: s.data + "/.hearth/audit.jsonl"))
     }
 
     @Test func aCommitOverADocumentChangedSinceItWasReadIsAConflict() async throws {

@@ -39,6 +39,8 @@ struct PostgresCrashTests {
         #expect(!after.sameContent(as: before))
 
         let fullMicros = UInt32(Double(full.components.seconds) * 1e6 + Double(full.components.attoseconds) / 1e12)
+        let seed = try TestSeed()
+        var rng = seed.generator()
         var (allBefore, allAfter, finished) = (0, 0, 0)
         for i in 0..<iterations {
             let url = try await server.database(copying: pristine)
@@ -46,7 +48,7 @@ struct PostgresCrashTests {
             // Between half an uninterrupted run and a little past its end: the commit (slowed
             // to 150 ms a statement) is the run's last part, so kills land before, inside and
             // after it.
-            try await Task.sleep(for: .microseconds(UInt32.random(in: (fullMicros / 2)...(fullMicros + fullMicros / 5))))
+            try await Task.sleep(for: .microseconds(UInt32.random(in: (fullMicros / 2)...(fullMicros + fullMicros / 5), using: &rng)))
             kill(running.process.processIdentifier, SIGKILL)
             await running.waitForExit()
             if running.process.terminationReason == .exit { finished += 1 }
@@ -58,14 +60,14 @@ struct PostgresCrashTests {
             } else if state.sameContent(as: after) {
                 allAfter += 1
             } else {
-                Issue.record("iteration \(i): the database is neither all-before nor all-after")
+                Issue.record("iteration \(i): the database is neither all-before nor all-after; replay with \(seed)")
                 break
             }
             try FileManager.default.removeItem(atPath: export)
         }
         print("postgres crash test: \(iterations) SIGKILLs → \(allBefore) all-before, \(allAfter) all-after (\(finished) finished before the kill)")
-        #expect(allBefore + allAfter == iterations)
-        #expect(allBefore > 0)
-        #expect(allAfter > 0)
+        #expect(allBefore + allAfter == iterations, "replay with \(seed)")
+        #expect(allBefore > 0, "replay with \(seed)")
+        #expect(allAfter > 0, "replay with \(seed)")
     }
 }

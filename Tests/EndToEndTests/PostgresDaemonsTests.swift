@@ -11,22 +11,27 @@ struct PostgresDaemonsTests {
         "notification-fanout", "gift-settle", "report-triage", "xp-leaderboard", "friend-notify", "conversation-sync",
     ]
 
-    /// Three daemons, `xp-award` every 2 seconds, for 14 seconds: CI's length, which still gives
-    /// every daemon several slots to race for; `HEARTH_HA_SECONDS=60` runs the full minute.
+    /// Three daemons, `xp-award` every 2 seconds, until six slots have run and a daemon lost a
+    /// race for one (CI's length, about 12 s); `HEARTH_HA_SECONDS=60` runs them for a minute.
     @Test func threeDaemonsRunEverySlotExactlyOnce() async throws {
         let temp = try TempDirectory("hearth-pg-daemons")
         defer { temp.remove() }
         let (config, environment) = try await Self.prepare(temp)
         let daemons = try (0..<3).map { _ in try HearthProcess.start(["daemon", "--log-level", "debug"] + config, environment: environment) }
-        try await Task.sleep(for: .seconds(Int(ProcessInfo.processInfo.environment["HEARTH_HA_SECONDS"] ?? "") ?? 14))
+        let changes = ChangeNotifier()
+        let stderrs = daemons.map { StderrCollector($0.stderrPipe, changes: changes) }
+        try await Self.keepRunning(stderrs, "six runs and a slot claimed by another daemon") { texts in
+            Self.count("run succeeded", in: texts) >= 6 && Self.count("slot claimed by another daemon", in: texts) >= 1
+        }
         for d in daemons { kill(d.process.processIdentifier, SIGTERM) }
         var claimedElsewhere = 0
-        for d in daemons {
-            let result = await d.finish()
-            #expect(result.status == 0, "\(result.stderr)")
-            claimedElsewhere += result.stderr.components(separatedBy: "slot claimed by another daemon").count - 1
+        for (d, collector) in zip(daemons, stderrs) {
+            await d.waitForExit()
+            let stderr = try await collector.untilEnd()
+            #expect(d.process.terminationStatus == 0, "\(stderr)")
+            claimedElsewhere += Self.count("slot claimed by another daemon", in: [stderr])
             // Losing a slot to another daemon is the normal case, not an overlap.
-            #expect(!result.stderr.contains("skipped-overlap"))
+            #expect(!stderr.contains("skipped-overlap"))
         }
 
         let (records, runsPerSlot) = try await Self.runsPerSlot(config, environment)
@@ -38,9 +43,9 @@ struct PostgresDaemonsTests {
     }
 
     /// One of three daemons SIGKILLed while its run waits to commit (fault injection pauses
-    /// each run 1 s before its commit; the kill comes at a random moment of that pause): its
-    /// slot's claim outlives it by `leaseTimeout` (3 s here), then another daemon takes the slot
-    /// over. Every slot from the first to the last ran exactly once, the orphaned one included.
+    /// each run 1 s before its commit; the kill comes at a random moment of that pause, from a
+    /// printed ``TestSeed``): its slot's claim outlives it by `leaseTimeout` (3 s here), then
+    /// another daemon takes the slot over; the two others are stopped once that run is done (`HEARTH_HA_SECONDS=60` keeps them going for a minute). Every slot from the first to the last ran exactly once, the orphaned one included.
     /// The victim is whichever daemon pauses first: one daemon can lose every race for a claim
     /// for half a minute (CI saw it), so waiting for a chosen one is not enough.
     @Test func aSlotWhoseDaemonWasKilledMidRunIsRunOnceByAnotherAfterTheLease() async throws {
@@ -48,17 +53,23 @@ struct PostgresDaemonsTests {
         defer { temp.remove() }
         let (config, environment) = try await Self.prepare(temp, store: "leaseTimeout = \"3s\"\n", environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1000"])
         let daemons = try (0..<3).map { _ in try HearthProcess.start(["daemon", "--log-level", "info"] + config, environment: environment) }
-        let stderrs = daemons.map { StderrCollector($0.stderrPipe) }
+        let changes = ChangeNotifier()
+        let stderrs = daemons.map { StderrCollector($0.stderrPipe, changes: changes) }
         guard let v = try await StderrCollector.first(toPrint: "hearth fault injection: pausing", among: stderrs, timeout: 30) else {
             for d in daemons { kill(d.process.processIdentifier, SIGKILL); await d.waitForExit() }
             return
         }
-        try await Task.sleep(for: .milliseconds(Int.random(in: 0...800)))
+        let seed = try TestSeed()
+        var rng = seed.generator()
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...800, using: &rng)))
         kill(daemons[v].process.processIdentifier, SIGKILL)
         await daemons[v].waitForExit()
-        // 10 s after the kill in CI; HEARTH_HA_SECONDS=60 keeps the two others going for a minute.
-        try await Task.sleep(for: .seconds(Int(ProcessInfo.processInfo.environment["HEARTH_HA_SECONDS"] ?? "") ?? 10))
         let survivors = daemons.indices.filter { $0 != v }
+        let takeover = "taking over a slot whose daemon stopped mid-run"
+        // Until the survivor that took the slot over has run it.
+        try await Self.keepRunning(stderrs, "run of the slot taken over") { texts in
+            Self.count("run succeeded", in: survivors.map { texts[$0].components(separatedBy: takeover).dropFirst().joined() }) >= 1
+        }
         for i in survivors { kill(daemons[i].process.processIdentifier, SIGTERM) }
         var tookOver = 0
         for i in survivors {
@@ -67,7 +78,7 @@ struct PostgresDaemonsTests {
             #expect(daemons[i].process.terminationStatus == 0, "\(stderr)")
             tookOver += stderr.components(separatedBy: "taking over a slot whose daemon stopped mid-run").count - 1
         }
-        #expect(tookOver == 1)
+        #expect(tookOver == 1, "replay with \(seed)")
 
         let (records, runsPerSlot) = try await Self.runsPerSlot(config, environment)
         let twice = Set(runsPerSlot.filter { $0.value > 1 }.keys)
@@ -91,7 +102,12 @@ struct PostgresDaemonsTests {
         let pause = try await HearthProcess.run(["pause", "xp-award"] + config, environment: environment)
         #expect(pause.status == 0, "\(pause.stderr)")
         let daemons = try (0..<2).map { _ in try HearthProcess.start(["daemon", "--log-level", "info"] + config, environment: environment) }
-        try await Task.sleep(for: .seconds(9))
+        // Until four slots are recorded. Polled: a paused slot is recorded without a log line,
+        // so only the database tells (at most 60 s).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await Self.runsPerSlot(config, environment).runs.count < 4, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+        }
         for d in daemons { kill(d.process.processIdentifier, SIGTERM) }
         for d in daemons {
             let result = await d.finish()
@@ -132,6 +148,22 @@ struct PostgresDaemonsTests {
         #expect(try await HearthProcess.run(["migrate"] + config, environment: environment).status == 0)
         #expect(try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, environment: environment).status == 0)
         return (config, environment)
+    }
+
+    /// Lets the daemons run until `condition` holds for their stderr (at most 60 s), or for
+    /// `HEARTH_HA_SECONDS` when that is set (a longer soak).
+    static func keepRunning(_ stderrs: [StderrCollector], _ what: String, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([String]) -> Bool) async throws {
+        if let seconds = Int(ProcessInfo.processInfo.environment["HEARTH_HA_SECONDS"] ?? "") {
+            try await Task.sleep(for: .seconds(seconds))
+            return
+        }
+        let reached = await StderrCollector.wait(for: stderrs, timeout: 60, until: condition)
+        #expect(reached, "no \(what) within 60 s", sourceLocation: sourceLocation)
+    }
+
+    /// How many times `needle` occurs in `texts`.
+    static func count(_ needle: String, in texts: [String]) -> Int {
+        texts.reduce(0) { $0 + $1.components(separatedBy: needle).count - 1 }
     }
 
     /// `xp-award`'s run records and how many real runs each logical time had.

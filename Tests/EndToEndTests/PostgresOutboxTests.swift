@@ -237,15 +237,22 @@ struct PostgresOutboxTests {
         let first = try HearthProcess.start(["outbox", "deliver"] + config, in: temp.path, environment: environment)
         // Kill it once it is well into its second batch (the first is recorded by then).
         let deadline = Date().addingTimeInterval(60)
-        let killAfter = 100 + Int.random(in: 10...60)
+        let seed = try TestSeed()
+        var rng = seed.generator()
+        let killAfter = 100 + Int.random(in: 10...60, using: &rng)
         while try await receiver.received().count < killAfter, Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         kill(first.process.processIdentifier, SIGKILL)
         await first.waitForExit()
-        try await Task.sleep(for: .milliseconds(300))  // requests already sent are recorded
+        // Requests already sent are recorded: the receiver has answered every request it got
+        // (each takes 200 ms, so one sent just before the kill has arrived by then). Polled: the
+        // receiver is another process.
+        while try await receiver.received().contains(where: { $0.completedAt == nil }), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let beforeKill = Set(try await receiver.received().compactMap(\.id))
-        #expect(beforeKill.count > 100 && beforeKill.count < 200, "the kill did not land in the second batch: \(beforeKill.count) received")
+        #expect(beforeKill.count > 100 && beforeKill.count < 200, "the kill did not land in the second batch: \(beforeKill.count) received; replay with \(seed)")
         #expect(try await Self.count("pending", url: url) == 200)
         // The server ends the killed client's transaction when it sees the connection close.
         while try await Self.sql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'") != ["0"],

@@ -138,7 +138,8 @@ struct ReliabilityTests {
         let fullMicros = max(2_000, Int((clock.now - started).components.seconds * 1_000_000 + (clock.now - started).components.attoseconds / 1_000_000_000_000))
         #expect(full.status == 0, "\(full.stderr)")
 
-        var rng = SystemRandomNumberGenerator()
+        let seed = try TestSeed()
+        var rng = seed.generator()
         var resent = 0
         for i in 0..<iterations {
             let dir = try prepare("it\(i)")
@@ -147,12 +148,12 @@ struct ReliabilityTests {
             kill(running.process.processIdentifier, SIGKILL)
             await running.waitForExit()
             let again = try await HearthProcess.run(["outbox", "deliver", "--config", dir + "/hearth.toml"], in: dir)
-            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.status == 0, "replay with \(seed): \(again.stderr)")
             let list = try await HearthProcess.run(["outbox", "list", "--config", dir + "/hearth.toml"], in: dir)
-            #expect(list.stdout == "The outbox is empty.\n", "iteration \(i): \(list.stdout.prefix(300))")
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/d/.hearth/outbox/pending")) ?? []).isEmpty)
+            #expect(list.stdout == "The outbox is empty.\n", "iteration \(i), \(seed): \(list.stdout.prefix(300))")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/d/.hearth/outbox/pending")) ?? []).isEmpty, "iteration \(i), \(seed)")
             let got = try await receiver.received().filter { $0.path == "/ok/it\(i)" }
-            #expect(Set(got.compactMap(\.id)) == Set(events.map(\.id)), "iteration \(i): an event never arrived")
+            #expect(Set(got.compactMap(\.id)) == Set(events.map(\.id)), "iteration \(i): an event never arrived; replay with \(seed)")
             resent += got.count - events.count
         }
         print("delivery crash test: \(iterations) SIGKILLs during a 300-event batch delivery → 0 lost, \(resent) sent twice (at-least-once)")

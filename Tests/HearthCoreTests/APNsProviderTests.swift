@@ -1,12 +1,8 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
-import HearthTestSupport
 
 /// APNs (docs/push.md) against `Tests/Servers/fake_apns.py`, which verifies the ES256 provider token
 /// with the key's public half, checks every `apns-*` header and the body, then answers as the

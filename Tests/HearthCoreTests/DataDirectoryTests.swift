@@ -1,9 +1,6 @@
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Testing
 import HearthTestSupport

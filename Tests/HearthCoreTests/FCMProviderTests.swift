@@ -1,12 +1,9 @@
 import Foundation
 import HearthKit
-import HearthStore
 import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
-import HearthTestSupport
 
 /// FCM HTTP v1 (docs/push.md) against `Tests/Servers/fake_fcm.py`: a fake Google token endpoint that
 /// verifies the RS256 assertion with the service account's public key and its claims, and a fake

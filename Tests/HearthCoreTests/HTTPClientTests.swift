@@ -2,12 +2,9 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
 import Testing
-import HearthTestSupport
 
 /// `CurlHTTPClient` against real local servers: `Tests/Servers/http_test_server.py` (HTTP/1.1),
 /// `Tests/Servers/h2_test_server.py` (HTTP/2 over TLS, with a CA made per test) and, for the
@@ -83,17 +80,16 @@ struct HTTPClientTests {
         #expect(echo.headers["expect"] == nil)
     }
 
-    @Test func statusCodesAreResponsesNotErrors() async throws {
+    @Test(arguments: [201, 404, 410, 500, 503])
+    func statusCodesAreResponsesNotErrors(code: Int) async throws {
         let server = try await LocalServers.startHTTP1()
         defer { server.stop() }
         let client = try CurlHTTPClient()
         defer { client.shutdown() }
 
-        for code in [201, 404, 410, 500, 503] {
-            let response = try await client.send(HTTPRequest(url: "\(server.baseURL)/status/\(code)"))
-            #expect(response.status == code)
-            #expect(String(decoding: response.body, as: UTF8.self) == "status \(code)")
-        }
+        let response = try await client.send(HTTPRequest(url: "\(server.baseURL)/status/\(code)"))
+        #expect(response.status == code)
+        #expect(String(decoding: response.body, as: UTF8.self) == "status \(code)")
     }
 
     @Test func redirectIsReturnedNotFollowed() async throws {
@@ -263,7 +259,7 @@ struct HTTPClientTests {
         let client = try CurlHTTPClient()
         defer { client.shutdown() }
 
-        let order = await completionOrder(slowAndTwentyFastRequestsTo: server.baseURL, on: client)
+        let order = await completionOrder(slowAndTwentyFastRequestsTo: server.baseURL, on: client).order
         #expect(order.count == 21)
         #expect(order.last == "slow 200")
         #expect(Set(order.dropLast()) == Set((0..<20).map { "fast\($0) 200" }))
@@ -276,7 +272,7 @@ struct HTTPClientTests {
         defer { client.shutdown() }
 
         let task = Task { await failure(of: HTTPRequest(url: "\(server.baseURL)/slow?ms=10000", timeout: .seconds(30)), on: client) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await untilServerHasSeen(1, requestsAt: server.baseURL, on: client)
         let clock = ContinuousClock()
         let cancelled = clock.now
         task.cancel()
@@ -317,7 +313,7 @@ struct HTTPClientTests {
         let client = try CurlHTTPClient()
 
         let inFlight = Task { await failure(of: HTTPRequest(url: "\(server.baseURL)/slow?ms=10000"), on: client) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await untilServerHasSeen(1, requestsAt: server.baseURL, on: client)
         client.shutdown()
         guard case .cancelled = await inFlight.value else {
             Issue.record("expected cancelled for the request in flight")
@@ -400,12 +396,12 @@ struct HTTPClientTests {
         let client = try CurlHTTPClient(options: HTTPClientOptions(caFile: ca.caFile))
         defer { client.shutdown() }
 
-        let order = await completionOrder(slowAndTwentyFastRequestsTo: "https://localhost:\(server.port)", on: client)
+        let (order, statsRequests) = await completionOrder(slowAndTwentyFastRequestsTo: "https://localhost:\(server.port)", on: client)
         #expect(order.count == 21)
         #expect(order.last == "slow 200")
         #expect(Set(order.dropLast()) == Set((0..<20).map { "fast\($0) 200" }))
         let stats = try Stats(try await client.send(HTTPRequest(url: "https://localhost:\(server.port)/stats")))
-        #expect(stats == Stats(connections: 1, requests: 21))
+        #expect(stats == Stats(connections: 1, requests: 21 + statsRequests))
     }
 
     @Test(.enabled(if: h2ServerAvailable, h2ServerMissing))
@@ -571,24 +567,45 @@ private func failure(of request: HTTPRequest, on client: some HTTPTransport) asy
     }
 }
 
-/// Sends one `/slow?ms=2000` request, then (100 ms later) 20 fast ones concurrently; returns
-/// `"slow STATUS"` / `"fastN STATUS"` in the order they finished.
-private func completionOrder(slowAndTwentyFastRequestsTo baseURL: String, on client: CurlHTTPClient) async -> [String] {
+/// Waits until the test server at `baseURL` has seen `count` requests besides the `/stats` ones
+/// this sends; returns how many it sent. Polled (every 10 ms, for at most 10 s): the server runs
+/// in another process and tells nobody when a request arrives.
+@discardableResult
+private func untilServerHasSeen(_ count: Int, requestsAt baseURL: String, on client: CurlHTTPClient, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+    let deadline = ContinuousClock.now + .seconds(10)
+    var polls = 0
+    var seen = 0
+    while ContinuousClock.now < deadline {
+        // `/stats` counts the requests before it, the earlier polls included.
+        seen = try Stats(try await client.send(HTTPRequest(url: "\(baseURL)/stats"))).requests - polls
+        polls += 1
+        if seen >= count { return polls }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("the server saw \(seen) of \(count) requests within 10 s", sourceLocation: sourceLocation)
+    return polls
+}
+
+/// Sends one `/slow?ms=2000` request, then, once the server has it, 20 fast ones concurrently;
+/// returns `"slow STATUS"` / `"fastN STATUS"` in the order they finished, and how many `/stats`
+/// requests the wait for the server sent.
+private func completionOrder(slowAndTwentyFastRequestsTo baseURL: String, on client: CurlHTTPClient) async -> (order: [String], statsRequests: Int) {
     let finished = CompletionLog()
-    await withTaskGroup(of: Void.self) { group in
+    let polls = await withTaskGroup(of: Void.self, returning: Int.self) { group in
         group.addTask {
             let status = try? await client.send(HTTPRequest(url: "\(baseURL)/slow?ms=2000")).status
             finished.append("slow \(status ?? 0)")
         }
-        try? await Task.sleep(for: .milliseconds(100))
+        let polls = (try? await untilServerHasSeen(1, requestsAt: baseURL, on: client)) ?? 0
         for index in 0..<20 {
             group.addTask {
                 let status = try? await client.send(HTTPRequest(url: "\(baseURL)/status/200")).status
                 finished.append("fast\(index) \(status ?? 0)")
             }
         }
+        return polls
     }
-    return finished.entries
+    return (finished.entries, polls)
 }
 
 /// Records the order in which concurrent requests finish.

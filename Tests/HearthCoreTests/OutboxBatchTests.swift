@@ -2,11 +2,8 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
 import HearthOutbound
-import HearthHost
 import Testing
-import HearthTestSupport
 
 /// The batched outbox (a run's messages in `pending/<job>-<run>-bNNNN.jsonl` with an
 /// append-only delivery log): what is sent, what is recorded, what is removed, and what a

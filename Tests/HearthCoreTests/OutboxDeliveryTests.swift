@@ -2,10 +2,8 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
-import Logging
 import Testing
 import HearthTestSupport
 
@@ -146,34 +144,40 @@ struct OutboxDeliveryTests {
         #expect(try await receiver.received().count == 3)
     }
 
-    @Test func aConnectionResetMidResponseIsRetried() async throws {
-        let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
-        defer { receiver.stop() }
-        let f = try OutboxFixture(webhooks: [("hook", receiver.url("/reset/x"), [])])
-        defer { f.remove() }
-        let client = try Self.client()
-        defer { client.shutdown() }
-        let id = try f.queueEvent("job.failed")
-        let report = await f.deliverer(transport: client).deliverDue()
-        #expect(report.retrying == 1)
-        let m = try #require(f.message(id, in: .pending))
-        #expect(m.attempts == 1)
-        #expect(m.lastError?.hasPrefix("hook: HTTP connection to http://127.0.0.1:\(receiver.server.port) failed") == true, "\(m.lastError ?? "")")
-        #expect(m.lastError?.contains("/reset/x") == false)
+    /// What one failed attempt met: a connection reset mid-response, a redirect (a failure,
+    /// not followed), a timeout.
+    enum FailedAttempt: String, CaseIterable, Sendable {
+        case reset, redirect, timeout
     }
 
-    @Test func aRedirectIsAFailureAndIsNotFollowed() async throws {
+    @Test(arguments: FailedAttempt.allCases)
+    func aFailedAttemptIsRetried(_ failure: FailedAttempt) async throws {
         let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
         defer { receiver.stop() }
-        let f = try OutboxFixture(webhooks: [("hook", receiver.url("/redirect/x"), [])])
+        let (name, path) = switch failure {
+        case .reset: ("hook", "/reset/x")
+        case .redirect: ("hook", "/redirect/x")
+        case .timeout: ("sleepy", "/slow/x?ms=4000")
+        }
+        let f = try OutboxFixture(webhooks: [(name, receiver.url(path), [])])
         defer { f.remove() }
-        let client = try Self.client()
+        let client = try failure == .timeout ? Self.client(timeout: .milliseconds(800)) : Self.client()
         defer { client.shutdown() }
         let id = try f.queueEvent("job.failed")
         let report = await f.deliverer(transport: client).deliverDue()
         #expect(report.retrying == 1)
-        #expect(f.message(id, in: .pending)?.lastError?.hasPrefix("hook: HTTP 302") == true)
-        #expect(try await receiver.received().map(\.path) == ["/redirect/x"])
+        switch failure {
+        case .reset:
+            let m = try #require(f.message(id, in: .pending))
+            #expect(m.attempts == 1)
+            #expect(m.lastError?.hasPrefix("hook: HTTP connection to http://127.0.0.1:\(receiver.server.port) failed") == true, "\(m.lastError ?? "")")
+            #expect(m.lastError?.contains("/reset/x") == false)
+        case .redirect:
+            #expect(f.message(id, in: .pending)?.lastError?.hasPrefix("hook: HTTP 302") == true)
+            #expect(try await receiver.received().map(\.path) == ["/redirect/x"])
+        case .timeout:
+            #expect(f.message(id, in: .pending)?.lastError?.contains("timed out") == true)
+        }
     }
 
     @Test func aRefusedConnectionIsRetried() async throws {
@@ -189,19 +193,6 @@ struct OutboxDeliveryTests {
         #expect(m.attempts == 1)
         #expect(m.lastError?.contains("HTTP connection to http://127.0.0.1:\(port) failed") == true, "\(m.lastError ?? "")")
         #expect(m.lastError?.contains("QUERYSECRET") == false)
-    }
-
-    @Test func aTimeoutIsRetried() async throws {
-        let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
-        defer { receiver.stop() }
-        let f = try OutboxFixture(webhooks: [("sleepy", receiver.url("/slow/x?ms=4000"), [])])
-        defer { f.remove() }
-        let client = try Self.client(timeout: .milliseconds(800))
-        defer { client.shutdown() }
-        let id = try f.queueEvent("job.failed")
-        let report = await f.deliverer(transport: client).deliverDue()
-        #expect(report.retrying == 1)
-        #expect(f.message(id, in: .pending)?.lastError?.contains("timed out") == true)
     }
 
     @Test func aMissingSecretKeepsTheEventPendingWithoutSendingIt() async throws {

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import HearthKit
-import HearthStore
 import HearthPostgres
 import HearthTestSupport
 

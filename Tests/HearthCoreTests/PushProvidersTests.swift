@@ -1,12 +1,9 @@
 import Foundation
 import HearthKit
-import HearthStore
 import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
-import HearthTestSupport
 
 /// `PushProviders.make` (config → provider, credentials from files or the environment, errors
 /// naming the file and field) and the signed-webhook push provider against

@@ -1,12 +1,8 @@
 import Foundation
 import Testing
 @testable import HearthKit
-@testable import HearthStore
-@testable import HearthHTTP
 @testable import HearthSchedule
-@testable import HearthOutbound
 @testable import HearthHost
-import HearthTestSupport
 
 @Suite("Schedule parsing")
 struct ScheduleParsingTests {

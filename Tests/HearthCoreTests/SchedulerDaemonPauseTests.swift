@@ -1,10 +1,8 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthOutbound
 import HearthHost
 import Testing
-import HearthTestSupport
 
 /// Pause, resume and `pauseAfterFailures` in the daemon, driven by the manual clock: a pause
 /// written to the backend is read on the daemon's clock (every second), so the tests move the

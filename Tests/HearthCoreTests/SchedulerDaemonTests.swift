@@ -3,9 +3,7 @@ import HearthKit
 import HearthStore
 import HearthHTTP
 import HearthSchedule
-import HearthOutbound
 import HearthHost
-import Synchronization
 import Testing
 import HearthTestSupport
 
@@ -256,7 +254,7 @@ struct SchedulerDaemonTests {
     @Test func aRunPastItsTimeoutIsCancelledAndCommitsNothing() async throws {
         let scenario = ProbeJob.scenario { ctx in
             try ProbeJob.mark(ctx)
-            try await Task.sleep(for: .seconds(60))
+            try await untilCancelled()
         }
         let slot = Self.at("2026-11-18T12:00:00Z")
         let h = try DaemonHarness(clock: ManualSchedulerClock(Self.at("2026-11-18T11:59:00Z"))) { Self.config($0, scenario: scenario) { $0.timeout = .milliseconds(200) } }
@@ -489,7 +487,7 @@ struct SchedulerDaemonTests {
     @Test func gracefulShutdownDuringARunCancelsItAfterTheGraceAndLeavesNoPartialCommit() async throws {
         let scenario = ProbeJob.scenario { ctx in
             try ProbeJob.mark(ctx)
-            try await Task.sleep(for: .seconds(3600))
+            try await untilCancelled()
         }
         let listener = try NotifySocketListener()
         defer { listener.close() }
@@ -506,9 +504,11 @@ struct SchedulerDaemonTests {
 
         await h.triggerGracefulShutdown()
         try await h.events.next { $0 == .stopping(deadline: slot.addingTimeInterval(5), running: ["probe"]) }
-        // Until the grace has passed the run goes on and the daemon waits.
+        // Until the grace has passed the run goes on and the daemon waits: its grace timer is
+        // still asleep after time moves to 0.1 s before the deadline.
+        try await h.clock.sleeper(until: slot.addingTimeInterval(5))
         h.clock.advance(to: slot.addingTimeInterval(4.9))
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(h.clock.sleepingUntil.contains(slot.addingTimeInterval(5)))
         #expect(!h.events.all.contains { $0 == .stopped })
         h.clock.advance(to: slot.addingTimeInterval(5))
         try await h.events.next { $0 == .cancelling(jobs: ["probe"]) }

@@ -1,12 +1,7 @@
 import Foundation
 import Testing
-@testable import HearthKit
-@testable import HearthStore
-@testable import HearthHTTP
 @testable import HearthSchedule
-@testable import HearthOutbound
 @testable import HearthHost
-import HearthTestSupport
 
 /// Path of `systemd-analyze`, when installed (the comparison tests are skipped otherwise).
 private let systemdAnalyzePath: String? = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze", "/usr/local/bin/systemd-analyze"]

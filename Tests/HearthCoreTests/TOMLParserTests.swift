@@ -1,11 +1,5 @@
-import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Testing
-import HearthTestSupport
 
 // MARK: - Helpers
 

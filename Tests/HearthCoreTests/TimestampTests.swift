@@ -1,12 +1,6 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
 import Testing
-import HearthTestSupport
 
 @Suite("Timestamps")
 struct TimestampTests {

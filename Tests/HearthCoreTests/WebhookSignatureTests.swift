@@ -1,8 +1,5 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Testing
@@ -51,12 +48,14 @@ struct WebhookSignatureTests {
 
     /// Python's `hmac`, run now on random inputs, agrees with Hearth's signer.
     @Test func agreesWithPythonHMACOnRandomInputs() throws {
+        let seed = try TestSeed()
+        var rng = seed.generator()
         for _ in 0..<5 {
-            let keyBytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
+            let keyBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let secret = "whsec_" + Data(keyBytes).base64EncodedString()
-            let id = "msg-\(UUID().uuidString)"
-            let timestamp = Int64.random(in: 1_600_000_000...1_900_000_000)
-            let body = Array(#"{"type":"x","data":{"n":\#(Int.random(in: 0...1_000_000)),"s":"é ✓"}}"#.utf8)
+            let id = "msg-\(String(rng.next(), radix: 16))"
+            let timestamp = Int64.random(in: 1_600_000_000...1_900_000_000, using: &rng)
+            let body = Array(#"{"type":"x","data":{"n":\#(Int.random(in: 0...1_000_000, using: &rng)),"s":"é ✓"}}"#.utf8)
             let ours = WebhookSignature.sign(id: id, timestamp: timestamp, body: body, key: try WebhookSignature.key(fromSecret: secret))
             let script = """
                 import base64, hashlib, hmac, sys
@@ -66,7 +65,7 @@ struct WebhookSignatureTests {
                 print("v1," + base64.b64encode(digest).decode())
                 """
             let python = try Self.run(["python3", "-c", script, secret, id, String(timestamp), Data(body).base64EncodedString()])
-            #expect(python == ours)
+            #expect(python == ours, "replay with \(seed)")
         }
     }
 

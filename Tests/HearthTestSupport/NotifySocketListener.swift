@@ -9,6 +9,8 @@ public final class NotifySocketListener: Sendable {
     private let fd: Int32
     private let directory: String?
     private let state = Mutex<(messages: [String], taken: Int)>(([], 0))
+    /// Told of every datagram.
+    private let changes = ChangeNotifier()
 
     public init(abstract: Bool = false) throws {
         if abstract {
@@ -46,6 +48,7 @@ public final class NotifySocketListener: Sendable {
                 guard let self else { break }
                 let text = String(decoding: buffer[0..<n], as: UTF8.self)
                 self.state.withLock { $0.messages.append(text) }
+                self.changes.notify()
             }
         }.start()
     }
@@ -59,17 +62,21 @@ public final class NotifySocketListener: Sendable {
         }
     }
 
-    /// Waits (polling every 10 ms, up to `timeout`) until a datagram received since the last
-    /// call to `received()` satisfies `predicate`; returns all of them, or nil on timeout.
+    /// Waits (up to `timeout`) until a datagram received since the last call to `received()`
+    /// satisfies `predicate`; returns all of them, or nil on timeout.
     public func wait(timeout: Duration = .seconds(10), for predicate: (String) -> Bool) async throws -> [String]? {
-        let deadline = ContinuousClock.now + timeout
         var seen: [String] = []
-        while true {
+        let found = await wait(timeout: timeout) {
             seen += received()
-            if seen.contains(where: predicate) { return seen }
-            if ContinuousClock.now >= deadline { return nil }
-            try await Task.sleep(for: .milliseconds(10))
+            return seen.contains(where: predicate)
         }
+        return found ? seen : nil
+    }
+
+    /// Waits (up to `timeout`) until `condition` holds, checking it now and after every
+    /// datagram; false on timeout.
+    public func wait(timeout: Duration, until condition: () -> Bool) async -> Bool {
+        await changes.wait(timeout: timeout, until: condition)
     }
 
     public func close() {

@@ -1,10 +1,8 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/achievement-unlock.md#when-an-achievement-unlocks at T = S = 2026-11-20 12:00Z.
 @Suite("achievement-unlock")

@@ -1,10 +1,7 @@
-import Foundation
 import HearthKit
-import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// The demo data's work for the four jobs of issue 18 (docs/cli.md#hearth-seed) does what its
 /// documentation says, at the anchor as T.

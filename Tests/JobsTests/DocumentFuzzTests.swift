@@ -5,7 +5,6 @@ import HearthHost
 import Jobs
 import Logging
 import Testing
-import HearthTestSupport
 
 /// Mutates valid demo documents (wrong types, truncation, huge numbers, deep nesting, invalid
 /// UTF-8) and runs every job over them: no job may crash, every document that is not even

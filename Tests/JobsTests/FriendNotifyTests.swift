@@ -1,10 +1,7 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
-import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/friend-notify.md#rules on a hand-made data set at T = S = 2026-11-18T12:00:00Z
 /// (`maxAge` 7 days: requests created from 2026-11-11T12:00:00Z on are recent).

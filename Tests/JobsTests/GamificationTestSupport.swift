@@ -2,9 +2,7 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
-import Jobs
 import Testing
-import HearthTestSupport
 
 /// Checks shared by the tests of `weekly-bonus`, `xp-award`, `achievement-unlock` and
 /// `streak-reset`.

@@ -5,6 +5,7 @@ import HearthHost
 import Jobs
 import Testing
 import HearthTestSupport
+import HearthTesting
 
 /// docs/jobs/gift-settle.md#rules on hand-made data sets at T = S = 2026-11-18T12:00:00Z.
 @Suite("gift-settle")
@@ -14,9 +15,8 @@ struct GiftSettleTests {
 
     /// alice 100 points (with a device token), bob 0, carol written by an older app (every
     /// figure missing: the decoder defaults, 500 points), dave 10.
-    func makeUsers() throws -> TestDataDirectory {
-        let d = try TestDataDirectory()
-        try d.writeDocument("users/alice", """
+    static let users: [String: String] = [
+        "users/alice": """
             {
               "name": "Alice Chen",
               "username": "alice",
@@ -29,8 +29,8 @@ struct GiftSettleTests {
                 "token-alice-0123456789"
               ]
             }
-            """)
-        try d.writeDocument("users/bob", """
+            """,
+        "users/bob": """
             {
               "name": "Bob Okafor",
               "username": "bob",
@@ -40,19 +40,24 @@ struct GiftSettleTests {
               "giftsGiven": 9,
               "giftsReceived": 2
             }
-            """)
-        try d.writeDocument("users/carol", """
+            """,
+        "users/carol": """
             {
               "name": "Carol Patel"
             }
-            """)
-        try d.writeDocument("users/dave", """
+            """,
+        "users/dave": """
             {
               "name": "Dave Rossi",
               "username": "dave",
               "points": 10
             }
-            """)
+            """,
+    ]
+
+    func makeUsers() throws -> TestDataDirectory {
+        let d = try TestDataDirectory()
+        for (path, json) in Self.users { try d.writeDocument(path, json) }
         return d
     }
 
@@ -184,32 +189,36 @@ struct GiftSettleTests {
         #expect(fanout.plan.messages.isEmpty)
     }
 
+    /// Written with HearthTesting (docs/jobs/README.md#writing-a-job): no files.
     @Test func aNotificationAlreadyAtItsIdIsKeptAndNotPushedAgain() async throws {
-        let d = try makeUsers()
-        defer { d.remove() }
-        try d.writeDocument("notifications/gift-g1", #"{"userId": "alice", "type": "gift_received", "note": "written by hand"}"#)
-        try d.writeDocument("transactions/g1", Self.gift(#""dave""#, #""alice""#, amount: "5"))
-        let outcome = try await d.run("gift-settle", now: Self.now)
-        #expect(try d.object("transactions/g1")?["status"] == "completed")
-        #expect(d.documentText("notifications/gift-g1") == #"{"userId": "alice", "type": "gift_received", "note": "written by hand"}"#)
-        #expect(outcome.plan.messages.map(\.id) == ["gift.completed-g1"])
+        let ctx = try TestJobContext(GiftSettle.self, documents: Self.users.merging([
+            "notifications/gift-g1": #"{"userId": "alice", "type": "gift_received", "note": "written by hand"}"#,
+            "transactions/g1": Self.gift(#""dave""#, #""alice""#, amount: "5"),
+        ]) { $1 }, now: Self.now, environment: .hostDefaults())
+        try await ctx.run()
+        try await ctx.commit()
+        #expect(ctx.store.object("transactions/g1")?["status"] == "completed")
+        #expect(ctx.store.documentText("notifications/gift-g1") == #"{"userId": "alice", "type": "gift_received", "note": "written by hand"}"#)
+        #expect(ctx.changeset.messages.map(\.id) == ["gift.completed-g1"])
     }
 
+    /// Written with HearthTesting (docs/jobs/README.md#writing-a-job): no files.
     @Test func giftsSettleInCreatedAtOrderEachSeeingTheBalancesTheEarlierOnesLeft() async throws {
-        let d = try makeUsers()
-        defer { d.remove() }
+        let d = try InMemoryStore(documents: Self.users)
         // bob has 0: he can give on the 60 alice sends him first, but not 20 more after that.
-        try d.writeDocument("transactions/a3", Self.gift(#""alice""#, #""bob""#, amount: "60", at: #""2026-11-18T09:00:00Z""#))
-        try d.writeDocument("transactions/a1", Self.gift(#""bob""#, #""dave""#, amount: "50", at: #""2026-11-18T09:30:00Z""#))
+        try d.write("transactions/a3", Self.gift(#""alice""#, #""bob""#, amount: "60", at: #""2026-11-18T09:00:00Z""#))
+        try d.write("transactions/a1", Self.gift(#""bob""#, #""dave""#, amount: "50", at: #""2026-11-18T09:30:00Z""#))
         // Same createdAt as a1: after it, by id.
-        try d.writeDocument("transactions/a2", Self.gift(#""bob""#, #""carol""#, amount: "20", at: #""2026-11-18T09:30:00Z""#))
+        try d.write("transactions/a2", Self.gift(#""bob""#, #""carol""#, amount: "20", at: #""2026-11-18T09:30:00Z""#))
         // firebase-admin's timestamp form, before everything else: settles first (alice 100 → 70).
-        try d.writeDocument("transactions/z9", Self.gift(#""alice""#, #""dave""#, amount: "30", at: #"{"_seconds": 1794988800, "_nanoseconds": 0}"#))
+        try d.write("transactions/z9", Self.gift(#""alice""#, #""dave""#, amount: "30", at: #"{"_seconds": 1794988800, "_nanoseconds": 0}"#))
         // alice has 10 left after a3 and z9.
-        try d.writeDocument("transactions/b1", Self.gift(#""alice""#, #""carol""#, amount: "11", at: #""2026-11-18T11:00:00Z""#))
-        _ = try await d.run("gift-settle", now: Self.now)
+        try d.write("transactions/b1", Self.gift(#""alice""#, #""carol""#, amount: "11", at: #""2026-11-18T11:00:00Z""#))
+        let ctx = try TestJobContext(GiftSettle.self, store: d, now: Self.now, environment: .hostDefaults())
+        try await ctx.run()
+        try await ctx.commit()
         func outcome(_ id: String) throws -> String {
-            let o = try #require(try d.object("transactions/\(id)"))
+            let o = try #require(d.object("transactions/\(id)"))
             return [o["status"]?.stringValue, o["failureReason"]?.stringValue].compactMap { $0 }.joined(separator: " ")
         }
         #expect(try outcome("z9") == "completed")
@@ -217,7 +226,7 @@ struct GiftSettleTests {
         #expect(try outcome("a1") == "completed")
         #expect(try outcome("a2") == "failed insufficient_points")
         #expect(try outcome("b1") == "failed insufficient_points")
-        func points(_ id: String) throws -> Int64? { try d.object("users/\(id)")?["points"]?.intValue }
+        func points(_ id: String) throws -> Int64? { d.object("users/\(id)")?["points"]?.intValue }
         #expect(try points("alice") == 10)
         #expect(try points("bob") == 10)
         #expect(try points("dave") == 90)
@@ -236,18 +245,17 @@ struct GiftSettleTests {
         #expect(GamificationCheck.snapshot(d) == first)
     }
 
+    /// Written with HearthTesting (docs/jobs/README.md#writing-a-job): no files.
     @Test func onlyPendingGiftsAreTouched() async throws {
-        let d = try makeUsers()
-        defer { d.remove() }
         let completed = Self.gift(#""alice""#, #""bob""#, amount: "60").replacingOccurrences(of: "pending", with: "completed")
         let bonus = Self.gift(#""alice""#, #""bob""#, amount: "60").replacingOccurrences(of: #""gift""#, with: #""bonus""#)
         let odd = Self.gift(#""alice""#, #""bob""#, amount: "60").replacingOccurrences(of: #""pending""#, with: "7")
-        try d.writeDocument("transactions/done", completed)
-        try d.writeDocument("transactions/bonus", bonus)
-        try d.writeDocument("transactions/odd", odd)
-        let outcome = try await d.run("gift-settle", now: Self.now)
-        #expect(outcome.plan.summaryLine == "No changes.")
-        #expect(outcome.record.warnings.isEmpty)
+        let ctx = try TestJobContext(GiftSettle.self, documents: Self.users.merging([
+            "transactions/done": completed, "transactions/bonus": bonus, "transactions/odd": odd,
+        ]) { $1 }, now: Self.now, environment: .hostDefaults())
+        try await ctx.run()
+        #expect(ctx.summaryLine == "No changes.")
+        #expect(ctx.warnings.isEmpty)
     }
 
     // MARK: Failure codes, in the order they are checked

@@ -4,7 +4,6 @@ import HearthStore
 import HearthHost
 @testable import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/gig-quality-score.md#the-rubric on hand-made gigs, one per rule edge, at T = 2026-11-18T12:00:00Z.
 ///

@@ -6,7 +6,6 @@ import HearthHTTP
 import Jobs
 import Logging
 import Testing
-import HearthTestSupport
 
 /// `gig-quality-score` with an external scorer: real HTTP through ``CurlHTTPClient`` to
 /// `Tests/Servers/gig_scorer.py`, started on 127.0.0.1 by each test and killed after.

@@ -4,7 +4,6 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/notification-fanout.md#pushes at T = S = 2026-11-20 12:00Z, maxAge 24h, collapseAbove 3, provider fcm, one
 /// webhook endpoint subscribed to `broadcast.sent` (events nobody subscribes to are not queued).

@@ -1,10 +1,7 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
-import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/report-triage.md#rules on hand-made data sets at T = S = 2026-11-18T12:00:00Z.
 @Suite("report-triage")

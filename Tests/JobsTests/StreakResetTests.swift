@@ -1,10 +1,10 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
 import Jobs
 import Testing
 import HearthTestSupport
+import HearthTesting
 
 /// docs/jobs/streak-reset.md#rules. The job's zone is UTC (the config default) unless a test says otherwise.
 @Suite("streak-reset")
@@ -26,33 +26,34 @@ struct StreakResetTests {
         """
     }
 
+    /// Written with HearthTesting (docs/jobs/README.md#writing-a-job): no files.
     @Test func usersInKiritimatiAndPagoPagoAreJudgedOnTheirOwnDatesAtTheSameT() async throws {
-        let d = try TestDataDirectory()
-        defer { d.remove() }
+        let d = try InMemoryStore()
         // T = 2026-11-18 12:00Z is Nov 19 02:00 in Kiritimati (UTC+14) and Nov 18 01:00 in
         // Pago Pago (UTC−11).
-        try d.writeDocument("users/kiri", #"{"name": "Kiri", "timeZone": "Pacific/Kiritimati"}"#)
-        try d.writeDocument("users/kiri2", #"{"name": "Kiri Two", "timeZone": "Pacific/Kiritimati"}"#)
-        try d.writeDocument("users/pago", #"{"name": "Pago", "timeZone": "Pacific/Pago_Pago"}"#)
-        try d.writeDocument("users/utc", #"{"name": "No zone"}"#)
-        try d.writeDocument("users/mars", #"{"name": "Bad zone", "timeZone": "Mars/Olympus_Mons"}"#)
+        try d.write("users/kiri", #"{"name": "Kiri", "timeZone": "Pacific/Kiritimati"}"#)
+        try d.write("users/kiri2", #"{"name": "Kiri Two", "timeZone": "Pacific/Kiritimati"}"#)
+        try d.write("users/pago", #"{"name": "Pago", "timeZone": "Pacific/Pago_Pago"}"#)
+        try d.write("users/utc", #"{"name": "No zone"}"#)
+        try d.write("users/mars", #"{"name": "Bad zone", "timeZone": "Mars/Olympus_Mons"}"#)
         // 10:30Z on Nov 17 = Nov 18 00:30 in Kiritimati: active yesterday (local), kept.
         let kiri = Self.streak("kiri", current: 9, longest: 20, freezes: 0, last: "2026-11-17T10:30:00.000Z")
-        try d.writeDocument("streaks/kiri_login", kiri)
+        try d.write("streaks/kiri_login", kiri)
         // 09:30Z on Nov 17 = Nov 17 23:30 in Kiritimati: Nov 18 was missed there (not in UTC).
-        try d.writeDocument("streaks/kiri2_login", Self.streak("kiri2", current: 4, longest: 30, freezes: 0, last: "2026-11-17T09:30:00.000Z"))
+        try d.write("streaks/kiri2_login", Self.streak("kiri2", current: 4, longest: 30, freezes: 0, last: "2026-11-17T09:30:00.000Z"))
         // 10:30Z on Nov 17 = Nov 16 23:30 in Pago Pago: Nov 17 was missed there (not in UTC).
-        try d.writeDocument("streaks/pago_login", Self.streak("pago", current: 25, longest: 20, freezes: 0, last: "2026-11-17T10:30:00.000Z"))
+        try d.write("streaks/pago_login", Self.streak("pago", current: 25, longest: 20, freezes: 0, last: "2026-11-17T10:30:00.000Z"))
         // No zone, or not an IANA name: the job's zone (UTC): Nov 17, kept.
         let utc = Self.streak("utc", current: 3, longest: 3, freezes: 0, last: "2026-11-17T10:30:00.000Z")
-        try d.writeDocument("streaks/utc_login", utc)
+        try d.write("streaks/utc_login", utc)
         let mars = Self.streak("mars", current: 3, longest: 3, freezes: 0, last: "2026-11-17T00:00:00.000Z")
-        try d.writeDocument("streaks/mars_login", mars)
+        try d.write("streaks/mars_login", mars)
 
-        let outcome = try await d.run("streak-reset", now: Self.now)
-        #expect(outcome.error == nil)
-        #expect(outcome.record.status == .succeeded)
-        #expect(outcome.plan.summaryLine == "Applied: 0 to create, 2 to update, 0 to delete; 0 pushes, 0 webhooks.")
+        let ctx = try TestJobContext(StreakReset.self, store: d, now: Self.now)
+        try await ctx.run()  // no error
+        #expect(ctx.warnings.isEmpty)  // succeeded (not with warnings)
+        try await ctx.commit()
+        #expect(ctx.summaryLine == "Applied: 0 to create, 2 to update, 0 to delete; 0 pushes, 0 webhooks.")
         #expect(d.documentText("streaks/kiri_login") == kiri)
         #expect(d.documentText("streaks/utc_login") == utc)
         #expect(d.documentText("streaks/mars_login") == mars)
@@ -293,19 +294,21 @@ struct StreakResetTests {
         #expect(try d.object("streaks/f1")?["isActive"] == .bool(false))
     }
 
+    /// Written with HearthTesting (docs/jobs/README.md#writing-a-job): no files.
     @Test func aStreakWhoseUserDocumentIsInvalidIsNotJudgedInAGuessedZone() async throws {
-        let d = try TestDataDirectory()
-        defer { d.remove() }
-        try d.writeDocument("users/bad", #"{"timeZone": 5}"#)
         let s = Self.streak("bad", current: 3, longest: 3, freezes: 0, last: "2026-11-01T00:00:00.000Z")
-        try d.writeDocument("streaks/bad_login", s)
-        let outcome = try await d.run("streak-reset", now: Self.now)
-        #expect(outcome.record.warnings == [
+        let ctx = try TestJobContext(StreakReset.self, documents: [
+            "users/bad": #"{"timeZone": 5}"#,
+            "streaks/bad_login": s,
+        ], now: Self.now)
+        try await ctx.run()
+        try await ctx.commit()
+        #expect(ctx.warnings == [
             #"users/bad.json: field "timeZone": expected string, found integer 5"#,
             "streaks/bad_login.json: skipped because users/bad.json is invalid (its time zone is unknown)",
         ])
-        #expect(outcome.plan.summaryLine == "No changes.")
-        #expect(d.documentText("streaks/bad_login") == s)
+        #expect(ctx.summaryLine == "No changes.")
+        #expect(ctx.store.documentText("streaks/bad_login") == s)
     }
 
     @Test func onInvalidDocumentFailMakesTheRunFailAndCommitNothing() async throws {

@@ -4,7 +4,6 @@ import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/weekly-bonus.md#rules in America/Chicago (CST, UTC−6, in late November and January).
 /// T = Monday 2026-11-23 00:05 CST = 06:05Z: the week paid is 2026-W47, Monday 2026-11-16

@@ -1,10 +1,8 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/xp-award.md#rules with the default amounts (trade 500, challenge 300, collaboration 400) at
 /// T = S = 2026-11-20 12:00Z.

@@ -1,10 +1,8 @@
-import Foundation
 import HearthKit
 import HearthStore
 import HearthHost
 import Jobs
 import Testing
-import HearthTestSupport
 
 /// docs/jobs/xp-leaderboard.md#rules on a hand-made data set, in America/Chicago, at
 /// T = Wednesday 2026-11-18 12:00Z: the ISO week starts Monday 2026-11-16 00:00 CST = 06:00Z,

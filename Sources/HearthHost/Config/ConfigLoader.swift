@@ -57,8 +57,6 @@ package struct ConfigLoader: Sendable {
             config.dataDir = absolute(dataOverride, relativeTo: FileManager.default.currentDirectoryPath)
         } else if let dataDir {
             config.dataDir = absolute(dataDir, relativeTo: base)
-        } else {
-            throw ConfigError(file: file, "no data directory: set dataDir in the config or pass --data DIR")
         }
         if let tz = try r.timeZone("timeZone") { config.timeZone = tz }
         if let h = try r.integer("historyLimit", min: 1) { config.historyLimit = Int(h) }
@@ -106,6 +104,10 @@ package struct ConfigLoader: Sendable {
             }
             if let d = try t.duration("leaseTimeout") { config.storage.leaseTimeout = d }
             try t.finish()
+        }
+        // PostgreSQL keeps everything in the database: only a data directory store needs one.
+        if config.dataDir.isEmpty, config.storage.kind == .directory {
+            throw ConfigError(file: file, "no data directory: set dataDir in the config or pass --data DIR")
         }
         if var t = try r.table("http") {
             config.http.caFile = try t.path("caFile")
@@ -300,10 +302,36 @@ package struct ConfigLoader: Sendable {
     }
 
     /// `[server]` (docs/operations/monitoring.md#the-endpoint): a loopback `listen` address
-    /// needs nothing more; any other needs `tokenFile` or `tokenEnv`.
+    /// needs nothing more; any other needs a token (`tokenFile`, `tokenEnv` or
+    /// `[[server.tokens]]`, docs/operations/monitoring.md#tokens-and-roles).
     private func readServer(_ t: inout TableReader, file: String, warnings: inout [String]) throws(ConfigError) -> ServerConfig? {
         let tokenFile = try t.secretFile("tokenFile", warnings: &warnings)
         let tokenEnv = try t.string("tokenEnv")
+        let healthNeedsToken = try t.bool("healthNeedsToken") ?? false
+        var tokens: [ServerConfig.TokenSpec] = []
+        for var e in try t.tableArray("tokens") ?? [] {
+            let at = e.table.line
+            guard let name = try e.string("name") else { throw e.missing("name", "a short name for this token, shown in the audit log (e.g. \"ops\")") }
+            guard !name.isEmpty, name.utf8.count <= 64, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.@".contains($0) }) else {
+                throw ConfigError(file: file, line: e.table["name"]?.line ?? at, "[[server.tokens]] name = \(JSONWriter.quoted(name)): use 1–64 letters, digits, - _ . or @")
+            }
+            guard !tokens.contains(where: { $0.name == name }) else {
+                throw ConfigError(file: file, line: e.table["name"]?.line ?? at, "[[server.tokens]] name = \(JSONWriter.quoted(name)) is used twice; give each token its own name")
+            }
+            let tokenFile = try e.secretFile("file", warnings: &warnings)
+            let tokenEnv = try e.string("env")
+            guard (tokenFile == nil) != (tokenEnv == nil) else {
+                throw ConfigError(file: file, line: at, "[[server.tokens]] \(name): set exactly one of file (a file holding the token) or env (an environment variable holding it)")
+            }
+            guard let roleText = try e.string("role") else {
+                throw e.missing("role", "\"read\" (pages, metrics) or \"operate\" (also run, pause, resume, retry)")
+            }
+            guard let role = ServerConfig.Role(rawValue: roleText) else {
+                throw ConfigError(file: file, line: e.table["role"]?.line ?? at, "[[server.tokens]] \(name): role = \(JSONWriter.quoted(roleText)); accepted: \"read\" or \"operate\"")
+            }
+            try e.finish()
+            tokens.append(ServerConfig.TokenSpec(name: name, file: tokenFile, env: tokenEnv, role: role, line: at))
+        }
         guard let listen = try t.string("listen") else {
             throw t.missing("listen", "the address the daemon's HTTP endpoint listens on, e.g. \"127.0.0.1:9464\"")
         }
@@ -311,9 +339,9 @@ package struct ConfigLoader: Sendable {
         guard let (host, port) = ServerConfig.parseListen(listen) else {
             throw ConfigError(file: file, line: line, "[server] listen: invalid value \(JSONWriter.quoted(listen)); expected HOST:PORT, e.g. \"127.0.0.1:9464\" or \"[::1]:9464\" (port 0–65535)")
         }
-        let server = ServerConfig(host: host, port: port, tokenFile: tokenFile, tokenEnv: tokenEnv)
-        if !server.isLoopback, tokenFile == nil, tokenEnv == nil {
-            throw ConfigError(file: file, line: line, "[server] listen = \(JSONWriter.quoted(listen)) is not a loopback address, and no token is set: anyone who can reach it could read the status page and the metrics. Set [server] tokenFile (a file holding a bearer token) or tokenEnv (an environment variable), or listen on 127.0.0.1")
+        let server = ServerConfig(host: host, port: port, tokenFile: tokenFile, tokenEnv: tokenEnv, tokens: tokens, healthNeedsToken: healthNeedsToken)
+        if !server.isLoopback, !server.hasTokens {
+            throw ConfigError(file: file, line: line, "[server] listen = \(JSONWriter.quoted(listen)) is not a loopback address, and no token is set: anyone who can reach it could read the status page and the metrics. Set [server] tokenFile (a file holding a bearer token) or tokenEnv (an environment variable), add [[server.tokens]], or listen on 127.0.0.1")
         }
         return server
     }

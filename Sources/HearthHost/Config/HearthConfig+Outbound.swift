@@ -9,12 +9,12 @@ package import HearthOutbound
 extension OutboxDeliverer {
     /// A deliverer for the configured `[[webhooks]]`, `[outbox]` and `lockTimeout`.
     package init(
-        config: HearthConfig, data: DataDirectory, store: (any StorageBackend)? = nil, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
+        config: HearthConfig, store: any StorageBackend, transport: any HTTPTransport, pushProvider: (any PushProvider)?,
         logger: Logger, options: Options? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.init(
-            webhooks: config.webhooks, data: data, store: store, transport: transport, pushProvider: pushProvider, logger: logger,
+            webhooks: config.webhooks, store: store, transport: transport, pushProvider: pushProvider, logger: logger,
             options: options ?? Options(config: config), environment: environment, clock: clock)
     }
 }

@@ -8,7 +8,8 @@ package import HearthHTTP
 package struct HearthConfig: Sendable {
     /// The file it was read from (nil: built-in defaults).
     package var file: String?
-    /// Absolute data directory.
+    /// Absolute data directory; empty when `[store] kind = "postgres"` and none is set (nothing
+    /// then reads or writes one).
     package var dataDir: String
     package var timeZone: TimeZone = TimeZone(identifier: "UTC")!
     package var historyLimit: Int = 200

@@ -28,6 +28,7 @@ package final class DaemonMetrics: Sendable {
         static let outboxDead = "hearth_outbox_dead"
         static let deliveries = "hearth_outbox_deliveries_total"
         static let deliverySeconds = "hearth_outbox_delivery_seconds"
+        static let actions = "hearth_actions_total"
     }
 
     /// `reason` of `hearth_schedule_missed_total`.
@@ -58,6 +59,13 @@ package final class DaemonMetrics: Sendable {
             gauge(Name.outboxPending, [("kind", kind)]).record(0)
             gauge(Name.outboxDead, [("kind", kind)]).record(0)
         }
+        for action in AuditEntry.Action.allCases { _ = counter(Name.actions, [("action", action.rawValue)]) }
+    }
+
+    /// An operator action the daemon took over HTTP (docs/operations/monitoring.md#the-audit-log),
+    /// whatever its outcome.
+    package func actionTaken(_ action: AuditEntry.Action) {
+        counter(Name.actions, [("action", action.rawValue)]).increment()
     }
 
     func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {

@@ -7,6 +7,9 @@ package struct DaemonStatus: Sendable {
     package struct Job: Sendable {
         package var name: String
         package var schedule: String
+        /// The collections whose writes are to start a run (docs/triggers.md; the change feed
+        /// is not built, so only the schedule starts runs today).
+        package var triggers: [String] = []
         package var timeZone: TimeZone
         package var enabled: Bool
         /// The next slots (empty when disabled or the schedule has no more).

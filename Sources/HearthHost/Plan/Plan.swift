@@ -56,12 +56,8 @@ package struct Plan: Sendable {
     /// `Plan: 3 to create, 120 to update, 0 to delete; 45 pushes, 2 webhooks.` (or `Applied:`),
     /// or `No changes.`
     package var summaryLine: String {
-        if isEmpty { return "No changes." }
         let c = counts
-        let p = pushCount
-        let w = webhookCount
-        return "\(dryRun ? "Plan" : "Applied"): \(c.create) to create, \(c.update) to update, \(c.delete) to delete; "
-            + "\(p) push\(p == 1 ? "" : "es"), \(w) webhook\(w == 1 ? "" : "s")."
+        return Changeset.summaryLine(dryRun: dryRun, created: c.create, updated: c.update, deleted: c.delete, messages: messages)
     }
 
     /// Collections in the order they appear, with their changes.

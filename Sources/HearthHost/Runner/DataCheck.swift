@@ -70,51 +70,27 @@ package struct DataCheck: Sendable {
             if config.jobs[d.name]?.enabled == true { written.formUnion(d.writes) }
             guard let jc = config.jobs[d.name] else { continue }
             let job: any RunnableJob
-            do { (job, _, _) = try runner.prepare(d.name, parameters: [:]) } catch {
+            let parameters: JobParameters
+            do { (job, _, _, parameters) = try runner.prepare(d.name, parameters: [:]) } catch {
                 report.jobErrors.append("\(d.name): \(error)")
                 continue
             }
             let ctx = JobContext(
                 jobName: d.name, isDryRun: true, logicalTime: now, startTime: now, timeZone: jc.timeZone,
-                parameters: try JobParameters.resolve(specs: d.parameters, config: jc.params, commandLine: [:]),
-                store: data, policy: .skip)
+                parameters: parameters, store: data, policy: .skip)
             do { try await job.run(ctx) } catch {
                 report.jobErrors.append("\(d.name): \(error)")
             }
             for i in ctx.issues where seen.insert(i).inserted { report.issues.append(i) }
         }
-        if let directory = data as? DataDirectory {
-            try Self.inspect(directory, collections: collections, written: written, into: &report)
-        } else {
-            // A database has no stray files and no file owners: only the documents are counted.
-            for c in collections.sorted() {
-                let ids = try data.documentIDs(in: c)
-                guard !ids.isEmpty else { continue }
-                report.collections.append(c)
-                report.documents += ids.count
-            }
-        }
+        let inspection = try data.inspect(collections: collections, written: written)
+        report.collections = inspection.collections
+        report.documents = inspection.documents
+        report.ignored = inspection.ignored
+        report.unkeepable = inspection.unkeepable
         let me = FileOwnership.process
         report.runningAs = me.described
         report.issues.sort { $0.file < $1.file }
         return report
-    }
-
-    /// The data directory's collections: documents counted, files Hearth ignores, and documents
-    /// in written collections whose owner this process could not keep.
-    static func inspect(_ data: DataDirectory, collections: Set<String>, written: Set<String>, into report: inout Report) throws {
-        for c in collections.sorted() {
-            let listing = try data.listCollection(c)
-            if FileIO.realPath(data.collectionDirectory(c)) == nil && listing.ids.isEmpty { continue }
-            report.collections.append(c)
-            report.documents += listing.ids.count
-            report.ignored += listing.ignored.map { "\(c)/\($0)" }
-        }
-        for c in written.sorted() {
-            let files = try data.documentIDs(in: c).map { data.root + "/" + c + "/" + $0 + ".json" }
-            for u in FileOwnership.unkeepable(files, probeDirectory: data.stateDirectory) {
-                report.unkeepable.append((String(u.path.dropFirst(data.root.count + 1)), u.owner))
-            }
-        }
     }
 }

@@ -7,7 +7,9 @@ package struct RunOptions: Sendable {
     package var trigger: RunRecord.Trigger
     /// `T`; nil: the clock's now.
     package var logicalTime: Date?
-    /// `S`; nil: the clock's now at start.
+    /// `S` as the job sees it (`ctx.startTime`); nil: the clock's now at start. The run
+    /// record's start and end always come from the clock (the wall clock outside tests), so
+    /// `hearth run --now <past>` still records how long the run really took.
     package var startTime: Date?
     package var dryRun: Bool
     /// `--param k=v` values (strings, parsed against the job's declared parameters).
@@ -15,8 +17,12 @@ package struct RunOptions: Sendable {
     package var attempt: Int
     /// Called with the number of documents read so far (for TTY progress).
     package var progress: (@Sendable (Int) -> Void)?
+    /// The run id; nil: made from the start time (the daemon picks it when it queues a run
+    /// asked for over HTTP, to answer with it before the run starts).
+    package var runID: String?
 
-    package init(trigger: RunRecord.Trigger = .cli, logicalTime: Date? = nil, startTime: Date? = nil, dryRun: Bool = false, parameters: [String: String] = [:], attempt: Int = 1, progress: (@Sendable (Int) -> Void)? = nil) {
+    package init(trigger: RunRecord.Trigger = .cli, logicalTime: Date? = nil, startTime: Date? = nil, dryRun: Bool = false, parameters: [String: String] = [:], attempt: Int = 1, progress: (@Sendable (Int) -> Void)? = nil, runID: String? = nil) {
+        self.runID = runID
         self.trigger = trigger
         self.logicalTime = logicalTime
         self.startTime = startTime

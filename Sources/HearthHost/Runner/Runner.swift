@@ -28,29 +28,33 @@ package struct Runner: Sendable {
         self.logger = logger
     }
 
-    /// Checks that a job can be run with these parameters, before anything runs.
-    /// Throws ``UnknownJobError``, ``ParameterError`` or ``JobSetupError``.
-    package func prepare(_ name: String, parameters: [String: String]) throws -> (any RunnableJob, JobDescriptor, JobConfig) {
+    /// Checks that a job can be run with these parameters, before anything runs: the job, its
+    /// descriptor, its configuration and its parameters, resolved once (the run's contexts get
+    /// these). Throws ``UnknownJobError``, ``ParameterError`` or ``JobSetupError``.
+    package func prepare(_ name: String, parameters: [String: String]) throws -> (any RunnableJob, JobDescriptor, JobConfig, JobParameters) {
         guard let definition = registry.job(named: name), let jc = config.jobs[name] else {
             throw UnknownJobError(name: name, known: registry.names)
         }
         let params = try JobParameters.resolve(specs: definition.descriptor.parameters, config: jc.params, commandLine: parameters)
-        return (try definition.make(parameters: params, environment: environment), definition.descriptor, jc)
+        return (try definition.make(parameters: params, environment: environment), definition.descriptor, jc, params)
     }
 
     /// Runs a job. Setup errors (unknown job, bad parameter, job set-up) are thrown; run
     /// failures are reported in the outcome (and its record).
     package func run(_ name: String, options: RunOptions = RunOptions()) async throws -> RunOutcome {
-        let (job, descriptor, jc) = try prepare(name, parameters: options.parameters)
-        let start = options.startTime ?? clock.now()
-        let logical = options.logicalTime ?? start
-        let runID = Runner.makeRunID(job: name, start: start)
+        let (job, descriptor, jc, parameters) = try prepare(name, parameters: options.parameters)
+        // The record's times are the clock's; the job's S may be set (`--now`).
+        let start = clock.now()
+        let jobStart = options.startTime ?? start
+        let logical = options.logicalTime ?? jobStart
+        let runID = options.runID ?? Runner.makeRunID(job: name, start: start)
         var record = RunRecord(runID: runID, job: name, trigger: options.trigger, logicalTime: logical, start: start, end: start, attempt: options.attempt, status: .succeeded, dryRun: options.dryRun)
         var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
         var failure: (any Error)?
 
         // Real runs hold the job's run lock for their whole duration (shared with the daemon),
-        // and finish any crashed commit first.
+        // and finish any crashed commit before they read, so the job never reads a commit half
+        // applied (the backend's commit finishes one again under its writers' lock).
         let holder = "pid=\(getpid()) job=\(name)"
         var runLock: (any StorageLock)?
         if !options.dryRun {
@@ -64,9 +68,8 @@ package struct Runner: Sendable {
         while true {
             attempt += 1
             let ctx = JobContext(
-                jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: start, timeZone: jc.timeZone,
-                parameters: try JobParameters.resolve(specs: descriptor.parameters, config: jc.params, commandLine: options.parameters),
-                store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress)
+                jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
+                parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress)
             do {
                 try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
                 try descriptor.checkDeclaredWrites(ctx.changeset)
@@ -94,7 +97,7 @@ package struct Runner: Sendable {
 
             record.end = max(clock.now(), record.start)
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
-            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events)
+            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events, messagesCreatedAt: jobStart)
             let result: CommitResult
             do { result = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) } catch let error as OwnershipError {
                 // Refused before the commit: a failed run (recorded), nothing written.

@@ -1,4 +1,5 @@
 package import Foundation
+package import HearthKit
 
 /// The scheduler's view of time: "now" (wall clock) and a sleep until a wall-clock instant.
 ///

@@ -50,12 +50,15 @@ extension SchedulerDaemon {
     func dropWaitingRuns(_ name: String, why: String = "paused") {
         guard var j = jobs[name] else { return }
         var dropped = j.queue.count
+        var droppedTickets = j.queue.compactMap(\.ticket)
         j.queue.removeAll()
         if case .waiting? = j.active?.phase {
+            if let ticket = j.active?.run.ticket { droppedTickets.append(ticket) }
             j.active = nil
             dropped += 1
         }
         jobs[name] = j
+        for ticket in droppedTickets { finishTicket(ticket, nil) }
         if dropped > 0 { logger.notice("\(why): \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
     }
 
@@ -107,7 +110,8 @@ extension SchedulerDaemon {
 
     /// The newest record, the newest success and the failures in a row, from the run history.
     func loadHistory(_ name: String) {
-        guard let records = try? data.runRecords(job: name, status: nil, limit: nil) else { return }
+        // Dry runs change nothing: they are never the job's last result.
+        guard let records = try? data.runRecords(job: name, status: nil, limit: nil).filter({ !$0.dryRun }) else { return }
         lastRecords[name] = records.first
         lastSuccess[name] = records.first { $0.status == .succeeded || $0.status == .succeededWithWarnings }?.end
         var failures = 0
@@ -132,7 +136,7 @@ extension SchedulerDaemon {
                 }
             }
             out.append(DaemonStatus.Job(
-                name: name, schedule: jc.schedule, timeZone: jc.timeZone, enabled: state?.enabled ?? false, nextFires: fires,
+                name: name, schedule: jc.schedule, triggers: jc.triggers, timeZone: jc.timeZone, enabled: state?.enabled ?? false, nextFires: fires,
                 running: state?.isRunning ?? false, pause: pauses[name], lastRecord: lastRecords[name], lastSuccess: lastSuccess[name],
                 consecutiveFailures: consecutiveFailures[name] ?? 0))
         }

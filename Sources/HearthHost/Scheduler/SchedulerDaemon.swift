@@ -63,6 +63,13 @@ package actor SchedulerDaemon: Service {
         var slot: Date
         var trigger: RunRecord.Trigger
         var attempt: Int
+        /// A run asked for over HTTP (``requestRun(job:parameters:dryRun:force:)``): its
+        /// parameters, whether it is a dry run, whether it may run while the job is paused, and
+        /// its ticket (the first attempt's run id, which its waiters know it by).
+        var parameters: [String: String] = [:]
+        var dryRun = false
+        var force = false
+        var ticket: String?
     }
 
     enum Phase {
@@ -121,6 +128,12 @@ package actor SchedulerDaemon: Service {
     var startedAt: Date?
     var loopAlive = false
     var pauseWatcherTask: Task<Void, Never>?
+    /// Runs asked for over HTTP and not finished, by ticket: their job and whether they run.
+    var tickets: [String: Ticket] = [:]
+    /// The final records of the latest finished tickets (nil: dropped before it ran).
+    var finishedTickets: [String: RunRecord?] = [:]
+    var finishedOrder: [String] = []
+    var runWaiters: [String: [CheckedContinuation<RunRecord?, Never>]] = [:]
 
     package private(set) var config: HearthConfig
     var jobs: [String: JobState] = [:]
@@ -459,7 +472,7 @@ package actor SchedulerDaemon: Service {
         if kept.count < slots.count {
             logger.notice("only the newest \(kept.count) of \(slots.count) skipped slots are recorded (historyLimit)", metadata: ["job": "\(name)"])
         }
-        guard let directory = data as? DataDirectory else {
+        if data.features.contains(.sharedByDaemons) {
             // Several daemons share the store: a slot one of them skips another may run (or
             // skip too). The slot's claim decides: only its holder records the skip (and counts
             // it, and shows it), and the record ends the claim
@@ -486,7 +499,7 @@ package actor SchedulerDaemon: Service {
         countSkips(name, status: status, count: slots.count)
         for slot in kept {
             let record = Self.skipRecord(name, slot, status: status, now: now)
-            do { try RunHistory(data: directory, limit: config.historyLimit).write(record) } catch {
+            do { try data.writeRecord(record) } catch {
                 logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
             }
             noteSkip(record)
@@ -516,10 +529,12 @@ package actor SchedulerDaemon: Service {
 
     /// Starts the job's next queued run, or its delayed one when its time has come.
     func startNext(_ name: String, now: Date) {
-        guard !stopping, pauses[name] == nil, var j = jobs[name] else { return }
+        guard !stopping, var j = jobs[name] else { return }
+        // A paused job starts only runs asked for with `force`.
+        if pauses[name] != nil, !((j.active?.run ?? j.queue.first)?.force ?? false) { return }
         if j.active == nil, !j.queue.isEmpty {
             let pending = j.queue.removeFirst()
-            let delay = pending.trigger == .retry ? Duration.zero : RetryBackoff.jitter(j.config.policy.jitter, using: &random)
+            let delay = pending.trigger == .retry || pending.trigger == .runNow ? Duration.zero : RetryBackoff.jitter(j.config.policy.jitter, using: &random)
             j.active = Active(run: pending, phase: .waiting(until: now + delay), id: nextActiveID)
             nextActiveID += 1
             jobs[name] = j
@@ -540,6 +555,7 @@ package actor SchedulerDaemon: Service {
         let (runner, pinger, clock, logger, data, holder) = (self.runner, self.pinger, self.clock, self.logger, self.data, self.claimHolder)
         let id = active.id
         emit(.started(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt))
+        if let ticket = pending.ticket { tickets[ticket]?.running = true }
         let task = Task {
             let record = await Self.attempt(
                 name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
@@ -580,6 +596,25 @@ package actor SchedulerDaemon: Service {
                 try await runner.run(job: name, options: RunOptions(trigger: .catchUp, logicalTime: orphan, attempt: 1), config: config)
             }
         }
+        let options = RunOptions(
+            trigger: pending.trigger, logicalTime: pending.slot, dryRun: pending.dryRun, parameters: pending.parameters, attempt: pending.attempt,
+            runID: pending.attempt == 1 ? pending.ticket : nil)
+        // A run asked for over HTTP is this daemon's alone (no other daemon knows of it): no
+        // slot to claim.
+        if pending.trigger == .runNow || pending.ticket != nil {
+            logger.info("run starting", metadata: ["job": "\(name)", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)", "dryRun": "\(pending.dryRun)"])
+            do { return try await runner.run(job: name, options: options, config: config) } catch {
+                let now = clock.now()
+                var record = RunRecord(
+                    runID: options.runID ?? Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+                    start: now, end: now, attempt: pending.attempt, status: error is CancellationError ? .cancelled : .failed, dryRun: pending.dryRun)
+                record.error = String(describing: error)
+                do { try await data.saveRecord(record) } catch {
+                    logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
+                }
+                return record
+            }
+        }
         do {
             if try await !data.claimSlot(job: name, logicalTime: pending.slot, holder: holder, lease: config.storage.leaseTimeout) {
                 // The normal case with several daemons: another one runs (or ran) it. Nothing to record.
@@ -601,7 +636,7 @@ package actor SchedulerDaemon: Service {
         var record: RunRecord
         do {
             record = try await renewingClaim(job: name, slot: pending.slot, data: data, holder: holder, lease: config.storage.leaseTimeout) {
-                try await runner.run(job: name, options: RunOptions(trigger: pending.trigger, logicalTime: pending.slot, attempt: pending.attempt), config: config)
+                try await runner.run(job: name, options: options, config: config)
             }
         } catch {
             let now = clock.now()
@@ -622,13 +657,14 @@ package actor SchedulerDaemon: Service {
     func attemptFinished(_ name: String, id: Int, record: RunRecord?) {
         guard var j = jobs[name], let active = j.active, active.id == id else { return }
         j.active = nil
+        let pending = active.run
         guard let record else {
             // Another daemon holds the slot (docs/operations/high-availability.md): not a run here.
             jobs[name] = j
+            finishTicket(pending.ticket, nil)
             nudge()
             return
         }
-        let pending = active.run
         var metadata: Logger.Metadata = [
             "job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "trigger": "\(pending.trigger.rawValue)",
             "attempt": "\(pending.attempt)", "status": "\(record.status.rawValue)", "run": "\(record.runID)",
@@ -641,6 +677,14 @@ package actor SchedulerDaemon: Service {
             logger.notice("run \(record.status.rawValue)", metadata: metadata)
         }
         emit(.finished(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt, status: record.status))
+        if record.dryRun {
+            // A dry run changes nothing: not the job's last result, not a failure in a row,
+            // never retried (docs/operations/monitoring.md#run-now).
+            jobs[name] = j
+            finishTicket(pending.ticket, record)
+            nudge()
+            return
+        }
         metrics?.runFinished(record)
         lastRecords[name] = record
         if record.status.isFailure {
@@ -662,10 +706,14 @@ package actor SchedulerDaemon: Service {
             let policy = j.config.policy
             let delay = RetryBackoff.delay(retry: pending.attempt, min: policy.backoffMin, max: policy.backoffMax, using: &random)
             let at = clock.now() + delay
-            j.active = Active(run: Pending(slot: pending.slot, trigger: .retry, attempt: pending.attempt + 1), phase: .waiting(until: at), id: nextActiveID)
+            var retry = pending
+            (retry.trigger, retry.attempt) = (.retry, pending.attempt + 1)
+            j.active = Active(run: retry, phase: .waiting(until: at), id: nextActiveID)
             nextActiveID += 1
             logger.notice("retrying in \(DurationFormat.format(delay))", metadata: ["job": "\(name)", "logicalTime": "\(Timestamp.format(pending.slot))", "attempt": "\(pending.attempt + 1)"])
             emit(.retryScheduled(job: name, logicalTime: pending.slot, attempt: pending.attempt + 1, at: at))
+        } else {
+            finishTicket(pending.ticket, record)
         }
         jobs[name] = j
         nudge()

@@ -11,6 +11,15 @@ package protocol SchedulerJobRunner: Sendable {
     /// when the attempt could not start (unknown job, bad parameters, the job's run lock held
     /// by another process past `lockTimeout`); the daemon records that as a failed attempt.
     func run(job: String, options: RunOptions, config: HearthConfig) async throws -> RunRecord
+
+    /// Checks that `job` can be run with `parameters` before it is queued (a run asked for
+    /// over HTTP): throws ``UnknownJobError``, ``ParameterError`` or a set-up error.
+    func check(job: String, parameters: [String: String], config: HearthConfig) throws
+}
+
+extension SchedulerJobRunner {
+    /// Scripted runners (tests) accept every run.
+    package func check(job: String, parameters: [String: String], config: HearthConfig) throws {}
 }
 
 /// Runs scheduled attempts through ``Runner`` (the per-job run lock, the timeout, the atomic
@@ -35,6 +44,11 @@ package struct RunnerJobRunner: SchedulerJobRunner {
         self.http = http
         self.logger = logger
         self.plans = plans
+    }
+
+    package func check(job: String, parameters: [String: String], config: HearthConfig) throws {
+        let environment = JobEnvironment(notificationTypes: config.notificationTypes, http: http, pushProvider: config.push.provider)
+        _ = try Runner(config: config, data: data, registry: registry, clock: clock, environment: environment, logger: logger).prepare(job, parameters: parameters)
     }
 
     package func run(job: String, options: RunOptions, config: HearthConfig) async throws -> RunRecord {

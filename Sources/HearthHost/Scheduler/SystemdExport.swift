@@ -84,7 +84,7 @@ package struct SystemdExport: Sendable {
         }
         result.units.append(Unit(fileName: "hearth.service", text: daemonService(config: config)))
         if user == "nobody" {
-            result.warnings.append("User=nobody: nobody is shared by unrelated services, so systemd-analyze security rates the units 1.6 instead of 1.2; give the apps' data a dedicated user (e.g. `useradd --system hearth && chown -R hearth: \(config.dataDir)`) and export with --user hearth")
+            result.warnings.append("User=nobody: nobody is shared by unrelated services, so systemd-analyze security rates the units 1.6 instead of 1.2; give the apps' data a dedicated user (e.g. `useradd --system hearth && chown -R hearth: \(config.dataDir.isEmpty ? configPath : config.dataDir)`) and export with --user hearth")
         }
         let secrets = Self.secretFiles(config).map { ("the secret file", $0) }
         let functions = config.functions.keys.sorted().map { ("the directory of command job \($0)", config.functions[$0]!.directory) }

@@ -32,7 +32,7 @@ public protocol DocumentStore: Sendable {
 extension DocumentStore {
     public func read(_ paths: ArraySlice<DocumentPath>) -> [DocumentRead] { paths.map { read($0) } }
 
-    /// A store without a ledger (a test's in-memory store) has no entries.
+    /// A store without a ledger has no entries.
     public func ledgerEntries(namespace: String, from: Date, to: Date) throws -> [String: String] { [:] }
     public func ledgerFiles(namespace: String, before date: Date) throws -> [String] { [] }
     public func rejectMemo(job: String, collection: String, name: String) -> (any RejectMemo)? { nil }

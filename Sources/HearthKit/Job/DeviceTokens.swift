@@ -1,8 +1,10 @@
 /// A user's device tokens for one push provider, and what was wrong with the token fields
-/// (docs/push.md#which-tokens).
+/// (docs/push.md#which-tokens). The one place the token rule lives: jobs' plans, the outbox
+/// deliverer (a push queued without tokens) and the removal of dead tokens all use it.
 ///
 /// - `provider = "fcm"` (and `"none"`, whose plans show what FCM would get): the `fcmTokens`
-///   array, then the legacy single `fcmToken`; `"apns"`: `apnsTokens`; `"webhook"`: all of them.
+///   array, then the legacy single `fcmToken`; `"apns"`: `apnsTokens`; `"webhook"`: all of them
+///   (``fields``).
 /// - Empty strings and repeats are dropped. Token fields are read leniently, as the outbox
 ///   deliverer reads them: a field of the wrong type, or a non-string entry, is left out and
 ///   named in ``problems`` — it never makes the user document invalid input (other jobs rewrite
@@ -12,6 +14,22 @@ public struct DeviceTokens: Sendable, Equatable {
     /// Wrong-typed token fields, e.g. `field "fcmTokens": expected an array of strings,
     /// found string`. Values are never shown: tokens are credentials.
     public var problems: [String]
+
+    /// A field of the user document that holds device tokens.
+    package struct Field: Sendable {
+        package var name: String
+        /// An array of strings; otherwise one string.
+        package var isList: Bool
+        /// The providers that take its tokens.
+        package var providers: Set<PushProviderKind>
+    }
+
+    /// The token fields, in the order their tokens are taken.
+    package static let fields: [Field] = [
+        Field(name: "fcmTokens", isList: true, providers: [.fcm, .none, .webhook]),
+        Field(name: "fcmToken", isList: false, providers: [.fcm, .none, .webhook]),
+        Field(name: "apnsTokens", isList: true, providers: [.apns, .webhook]),
+    ]
 
     public init(tokens: [String] = [], problems: [String] = []) {
         self.tokens = tokens
@@ -25,25 +43,35 @@ public struct DeviceTokens: Sendable, Equatable {
         func add(_ t: String) {
             if !t.isEmpty, seen.insert(t).inserted { out.tokens.append(t) }
         }
-        func array(_ field: String) {
-            switch user[field] {
-            case nil, .null?: return
-            case .array(let items)?:
+        for field in Self.fields where field.providers.contains(provider) {
+            switch (user[field.name], field.isList) {
+            case (nil, _), (.null?, _): continue
+            case (.array(let items)?, true):
                 for (i, item) in items.enumerated() {
-                    if case .string(let t) = item { add(t) } else { out.problems.append("field \"\(field)[\(i)]\": expected string, found \(item.typeName)") }
+                    if case .string(let t) = item { add(t) } else { out.problems.append("field \"\(field.name)[\(i)]\": expected string, found \(item.typeName)") }
                 }
-            case let other?: out.problems.append("field \"\(field)\": expected an array of strings, found \(other.typeName)")
+            case (let other?, true): out.problems.append("field \"\(field.name)\": expected an array of strings, found \(other.typeName)")
+            case (.string(let t)?, false): add(t)
+            case (let other?, false): out.problems.append("field \"\(field.name)\": expected string, found \(other.typeName)")
             }
         }
-        if provider != .apns {
-            array("fcmTokens")
-            switch user["fcmToken"] {
-            case nil, .null?: break
-            case .string(let t)?: add(t)
-            case let other?: out.problems.append("field \"fcmToken\": expected string, found \(other.typeName)")
-            }
-        }
-        if provider == .apns || provider == .webhook { array("apnsTokens") }
         self = out
+    }
+
+    /// `user` without `tokens` in any token field (a single-token field that holds one is
+    /// removed); other fields untouched.
+    package static func removing(_ tokens: Set<String>, from user: JSONObject) -> JSONObject {
+        var o = user
+        for field in fields {
+            if field.isList {
+                if case .array(let list)? = o[field.name] {
+                    let kept = list.filter { v in v.stringValue.map { !tokens.contains($0) } ?? true }
+                    if kept.count != list.count { o[field.name] = .array(kept) }
+                }
+            } else if let single = o[field.name]?.stringValue, tokens.contains(single) {
+                o[field.name] = nil
+            }
+        }
+        return o
     }
 }

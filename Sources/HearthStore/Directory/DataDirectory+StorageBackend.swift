@@ -9,6 +9,38 @@ extension CommitLock: StorageLock {}
 extension DataDirectory: StorageBackend {
     package var location: String { root }
 
+    package var features: StorageFeatures { .commitJournal }
+
+    /// Whether the data directory and its state directory can be listed and written.
+    package func healthProblem() -> String? {
+        guard access(root, R_OK | W_OK | X_OK) == 0 else { return "the data backend is unreachable (data directory not accessible)" }
+        var st = stat()
+        if stat(stateDirectory, &st) == 0, access(stateDirectory, R_OK | W_OK | X_OK) != 0 {
+            return "the data backend is unreachable (state directory not writable)"
+        }
+        return nil
+    }
+
+    /// The collections' documents counted, files Hearth ignores, and documents in written
+    /// collections whose owner this process could not keep.
+    package func inspect(collections: Set<String>, written: Set<String>) throws -> StoreInspection {
+        var inspection = StoreInspection()
+        for c in collections.sorted() {
+            let listing = try listCollection(c)
+            if FileIO.realPath(collectionDirectory(c)) == nil && listing.ids.isEmpty { continue }
+            inspection.collections.append(c)
+            inspection.documents += listing.ids.count
+            inspection.ignored += listing.ignored.map { "\(c)/\($0)" }
+        }
+        for c in written.sorted() {
+            let files = try documentIDs(in: c).map { root + "/" + c + "/" + $0 + ".json" }
+            for u in FileOwnership.unkeepable(files, probeDirectory: stateDirectory) {
+                inspection.unkeepable.append((String(u.path.dropFirst(root.count + 1)), u.owner))
+            }
+        }
+        return inspection
+    }
+
     package func lockJob(_ job: String, holder: String, timeout: Duration) async throws -> any StorageLock {
         let path = stateDirectory + "/jobs/\(job).lock"
         return try await BlockingIO.run { () throws(any Error) in
@@ -27,16 +59,11 @@ extension DataDirectory: StorageBackend {
     }
 
     package func commit(_ commit: RunCommit, holder: String, timeout: Duration) async throws -> CommitResult {
-        let committer = Committer(data: self)
-        return try await BlockingIO.run { () throws(any Error) in
-            let lock = try committer.lock(holder: holder, timeout: timeout)
-            defer { lock.release() }
-            let conflicts = try committer.conflicts(in: commit.changeset)
-            if !conflicts.isEmpty { return .conflict(conflicts) }
-            let c = commit.changeset
+        let c = commit.changeset
+        return try await locked(c, holder: holder, timeout: timeout) { committer throws(any Error) in
             try checkOwnership(c)
             let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
-            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.record.start)
+            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)
             let events = commit.events.map { event in
                 Committer.Write.put(
                     OutboxStore.relativePath(pending: event.id),
@@ -44,13 +71,23 @@ extension DataDirectory: StorageBackend {
             }
             let record = Committer.Write.put(commit.record.relativePath, JSONWriter.document(commit.record.json))
             try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record])
-            return .committed
         }
     }
 
-    /// A follow-up commit (the outbox's removal of dead device tokens): the writers' lock, any
-    /// crashed commit finished first, the version check, one journal named `id`.
+    /// A follow-up commit (the outbox's removal of dead device tokens): as a run's commit, one
+    /// journal named `id`, documents only.
     package func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult {
+        try await locked(changeset, holder: holder, timeout: timeout) { committer throws(any Error) in
+            try committer.commit(changeset, id: id)
+        }
+    }
+
+    /// How both commits go, the one place that decides it: the writers' lock, any commit a
+    /// crash interrupted finished first (a run's runner has usually done it before the run
+    /// read, and then there is nothing left), the version check of `changeset`, then `write`.
+    private func locked(
+        _ changeset: Changeset, holder: String, timeout: Duration, _ write: @escaping @Sendable (Committer) throws(any Error) -> Void
+    ) async throws -> CommitResult {
         let committer = Committer(data: self)
         return try await BlockingIO.run { () throws(any Error) in
             let lock = try committer.lock(holder: holder, timeout: timeout)
@@ -58,7 +95,7 @@ extension DataDirectory: StorageBackend {
             try committer.recover()
             let conflicts = try committer.conflicts(in: changeset)
             if !conflicts.isEmpty { return .conflict(conflicts) }
-            try committer.commit(changeset, id: id)
+            try write(committer)
             return .committed
         }
     }
@@ -79,6 +116,10 @@ extension DataDirectory: StorageBackend {
     package func saveRecord(_ record: RunRecord) async throws {
         let data = self
         try await BlockingIO.run { () throws(any Error) in try RunHistory(data: data, limit: .max).write(record) }
+    }
+
+    package func writeRecord(_ record: RunRecord) throws {
+        try RunHistory(data: self, limit: .max).write(record)
     }
 
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {
@@ -114,5 +155,13 @@ extension DataDirectory: StorageBackend {
 
     package func clearPause(job: String) throws {
         try PauseStore(data: self).remove(job: job)
+    }
+
+    package func appendAudit(_ entry: AuditEntry) throws {
+        try AuditLogFile(data: self).append(entry)
+    }
+
+    package func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry] {
+        try AuditLogFile(data: self).entries(job: job, limit: limit)
     }
 }

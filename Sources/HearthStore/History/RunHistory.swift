@@ -27,7 +27,7 @@ package struct RunHistory: Sendable {
         for name in names.prefix(names.count - limit) { try FileIO.remove(dir + "/" + name) }
     }
 
-    /// Records, newest first.
+    /// Records, the one that ended last first (docs/runs-and-plans.md#runs).
     package func list(job: String? = nil, status: RunRecord.Status? = nil, limit: Int? = nil) throws -> [RunRecord] {
         let jobs: [String]
         if let job { jobs = [job] } else { jobs = (try FileIO.list(directory) ?? []).filter { !$0.hasPrefix(".") } }
@@ -41,7 +41,7 @@ package struct RunHistory: Sendable {
                 out.append(r)
             }
         }
-        out.sort { ($0.start, $0.runID) > ($1.start, $1.runID) }
+        out.sort { ($0.end, $0.runID) > ($1.end, $1.runID) }
         if let limit { return Array(out.prefix(limit)) }
         return out
     }

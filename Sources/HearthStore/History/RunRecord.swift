@@ -3,7 +3,8 @@ package import HearthKit
 
 /// The record of one run (docs/runs-and-plans.md#runs), kept under `.hearth/runs/<job>/<runId>.json`.
 package struct RunRecord: Sendable, Equatable {
-    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill }
+    /// `run-now`: asked for over HTTP (the status page or the API) and run by the daemon.
+    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill, runNow = "run-now" }
     package enum Status: String, Sendable, CaseIterable {
         case succeeded
         case succeededWithWarnings = "succeeded-with-warnings"

@@ -34,7 +34,7 @@ extension Hearth {
         var dryRun = false
 
         @Option(help: "Output format: text or json (JSON: the run records, or the plans with --dry-run).")
-        var format: OutputFormat = .text
+        var format: ListingOutputFormat = .text
 
         func run() async throws {
             let code = await execute()
@@ -44,7 +44,6 @@ extension Hearth {
         func execute() async -> ExitCode {
             do {
                 let logger = try global.bootstrap()
-                try format.requireListing()
                 guard let start = Timestamp.parseISO8601(from) else {
                     throw UsageError("--from \(from): expected an ISO-8601 date-time with a zone, e.g. 2026-11-16T00:00:00Z")
                 }
@@ -65,7 +64,9 @@ extension Hearth {
                 let store = try global.openStore(config)
                 let runner = Runner(config: config, data: store, registry: JobCatalog.registry, logger: logger)
                 _ = try runner.prepare(job, parameters: [:])
+                let range = "\(Timestamp.format(start)) to \(Timestamp.format(end)), \(slots.count) slot(s)\(dryRun ? ", dry run" : "")"
                 if slots.isEmpty {
+                    CLIAudit.record(store, .backfill, job: job, note: range, outcome: "ok: no slots in the range")
                     if format == .json { emit("[]\n") } else {
                         emit("No slots of \"\(jc.schedule)\" (\(jc.timeZone.ianaName)) between \(Timestamp.format(start)) and \(Timestamp.format(end)).\n")
                     }
@@ -86,10 +87,12 @@ extension Hearth {
                     }
                     if let error = outcome.error {
                         if format == .json { emit(JSONWriter.pretty(.array(json)) + "\n") }
+                        CLIAudit.record(store, .backfill, job: job, note: range, outcome: "failed: stopped at \(Timestamp.format(slot)) (\(i) of \(slots.count) slots done)")
                         emitError("hearth: backfill stopped at \(Timestamp.format(slot)) (\(i) of \(slots.count) slots done); fix the problem and resume with --from \(Timestamp.format(slot)) --to \(to)\n")
                         return ExitStatus.fail(error)
                     }
                 }
+                CLIAudit.record(store, .backfill, job: job, note: range)
                 if format == .json { emit(JSONWriter.pretty(.array(json)) + "\n") }
                 else { emit("\(dryRun ? "Planned" : "Backfilled") \(slots.count) slot(s).\n") }
                 return .success

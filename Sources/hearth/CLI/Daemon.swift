@@ -5,6 +5,7 @@ import HearthHost
 import HearthStore
 import HearthHTTP
 import HearthServer
+import Logging
 import ServiceLifecycle
 
 extension Hearth {
@@ -30,19 +31,19 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 let store = try global.openStore(config)
-                let directory = store as? DataDirectory
                 let clock = SystemSchedulerClock()
-                let options = global
-                // Finish a crashed commit first, as every writing command does (its outbox
-                // messages become deliverable).
-                if let directory { try await OutboxSetup.recover(config: config, data: directory, logger: logger) }
-                // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
-                // (docs/operations/monitoring.md): without it no event loop is started.
-                let token = try config.server?.token(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)")
-                let metrics = config.server.map { _ in DaemonMetrics() }
-                let plans = config.server.map { _ in PlanCache(limit: 100) }
                 // One HTTP client (created on first use) for the jobs, the outbox and the pings.
                 let http = LazyCurlTransport(config: config.http)
+                let options = global
+                // Finish a crashed commit first, as every writing command does (its outbox
+                // messages become deliverable); a store whose commits are transactions has none.
+                let recovered = try await store.recoverInterruptedCommits(holder: "pid=\(getpid()) command=daemon", timeout: config.lockTimeout)
+                if !recovered.finished.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(recovered.finished)"]) }
+                // The HTTP endpoint, its metrics and the run pages' plans exist only with [server]
+                // (docs/operations/monitoring.md): without it no event loop is started.
+                let tokens = try config.server?.resolveTokens(environment: ProcessInfo.processInfo.environment, configFile: config.file ?? "(built-in defaults)") ?? []
+                let metrics = config.server.map { _ in DaemonMetrics() }
+                let plans = config.server.map { _ in PlanCache(limit: 100) }
                 let daemon = try SchedulerDaemon(
                     config: config, data: store,
                     runner: RunnerJobRunner(data: store, registry: JobCatalog.registry, clock: clock, http: http, logger: logger, plans: plans),
@@ -53,7 +54,7 @@ extension Hearth {
                 var alongside: [(service: any Service, name: String)] = []
                 if let server = config.server, let metrics {
                     let endpoint = StatusServer(
-                        server: server, token: token, daemon: daemon, metrics: metrics, data: store, plans: plans, logger: logger, configFile: config.file)
+                        server: server, tokens: tokens, daemon: daemon, metrics: metrics, data: store, plans: plans, logger: logger, configFile: config.file)
                     alongside.append((endpoint, "http-endpoint"))
                 }
                 try await daemon.runHandlingSignals(logger: logger, alongside: alongside)

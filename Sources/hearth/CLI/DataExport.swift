@@ -1,7 +1,7 @@
 import ArgumentParser
 import HearthKit
 import HearthHost
-import HearthPostgres
+import HearthStore
 
 extension Hearth {
     /// `hearth data export DIR` (docs/storage/postgres.md#moving-data).
@@ -20,12 +20,15 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 _ = try config.requirePostgresURL(for: "data export")
-                guard let backend = try config.openStore() as? PostgresBackend else { return }
+                let store = try config.openStore()
+                guard let transfer = store.transfer else {
+                    throw ConfigError(file: config.file ?? "hearth.toml", "`hearth data export` needs a store that can copy documents to or from a data directory; \(store.location) cannot")
+                }
                 let dir = directory
                 var progress: (@Sendable (Int) -> Void)?
                 if stderrIsTTY { progress = { n in emitError("\r\u{1B}[Kexported \(n) documents") } }
                 let report = progress
-                let count = try await BlockingIO.run { () throws(any Error) -> Int in try PostgresTransfer.export(backend, to: dir, progress: report) }
+                let count = try await BlockingIO.run { () throws(any Error) -> Int in try transfer.exportDocuments(to: dir, progress: report) }
                 if progress != nil { emitError("\r\u{1B}[K") }
                 emit("exported \(count) documents to \(dir)\n")
             } catch {

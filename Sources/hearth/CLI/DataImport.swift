@@ -1,7 +1,7 @@
 import ArgumentParser
 import HearthKit
+import HearthStore
 import HearthHost
-import HearthPostgres
 
 extension Hearth {
     /// `hearth data import DIR [--replace]` (docs/storage/postgres.md#moving-data).
@@ -23,14 +23,24 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 _ = try config.requirePostgresURL(for: "data import")
-                guard let backend = try config.openStore() as? PostgresBackend else { return }
+                let store = try config.openStore()
+                guard let transfer = store.transfer else {
+                    throw ConfigError(file: config.file ?? "hearth.toml", "`hearth data import` needs a store that can copy documents to or from a data directory; \(store.location) cannot")
+                }
                 let (dir, replace) = (directory, replace)
                 var progress: (@Sendable (Int) -> Void)?
                 if stderrIsTTY { progress = { n in emitError("\r\u{1B}[Kimported \(n) documents") } }
                 let report = progress
-                let count = try await BlockingIO.run { () throws(any Error) -> Int in
-                    try PostgresTransfer.importDirectory(dir, into: backend, replace: replace, progress: report)
+                let count: Int
+                do {
+                    count = try await BlockingIO.run { () throws(any Error) -> Int in
+                        try transfer.importDirectory(dir, replace: replace, progress: report)
+                    }
+                } catch {
+                    CLIAudit.record(store, .dataImport, job: nil, note: replace ? "replace" : nil, outcome: CLIAudit.failed(error), target: dir)
+                    throw error
                 }
+                CLIAudit.record(store, .dataImport, job: nil, note: (replace ? "replace; " : "") + "\(count) documents", target: dir)
                 if progress != nil { emitError("\r\u{1B}[K") }
                 emit("imported \(count) documents from \(dir)\n")
             } catch {

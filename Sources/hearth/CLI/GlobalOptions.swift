@@ -53,15 +53,6 @@ struct GlobalOptions: ParsableArguments {
         return loaded
     }
 
-    /// The data directory, for the commands that work on it alone (outbox, check, daemon);
-    /// they refuse a PostgreSQL store rather than use the wrong data.
-    func openData(_ config: HearthConfig) throws -> DataDirectory {
-        guard config.storage.kind == .directory else {
-            throw ConfigError(file: config.file ?? "hearth.toml", "this command does not support [store] kind = \"postgres\" yet (docs/storage/postgres.md#what-works); run it on a data directory")
-        }
-        return try DataDirectory(root: config.dataDir, ownership: config.store)
-    }
-
     /// The configured storage backend (docs/configuration.md#store).
     func openStore(_ config: HearthConfig) throws -> any StorageBackend {
         try config.openStore()

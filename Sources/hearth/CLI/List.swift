@@ -19,7 +19,6 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
-                try listing.format.requireListing()
                 let config = try global.loadConfig(logger: logger)
                 let store = try? global.openStore(config)
                 let pauses = (try? store?.pauses()) ?? [:]
@@ -30,8 +29,9 @@ extension Hearth {
                     guard let jc = config.jobs[d.name] else { continue }
                     let schedule = try? Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals)
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
-                    let last = try store?.runRecords(job: d.name, status: nil, limit: 1).first
-                    let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.start))" } ?? "never run"
+                    // The last real run: a dry run changes nothing, so it is never the last result.
+                    let last = try store?.runRecords(job: d.name, status: nil, limit: nil).first { !$0.dryRun }
+                    let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.end))" } ?? "never run"
                     let pause = pauses[d.name]
                     let nextText = !jc.enabled ? "disabled" : pause != nil ? "paused" + (pause?.note.map { ": \($0)" } ?? "") : (next.map(Timestamp.format) ?? "—")
                     rows.append([d.name, jc.schedule, jc.timeZone.ianaName, nextText, lastText, jc.triggers.isEmpty ? "none" : jc.triggers.joined(separator: ", ")])

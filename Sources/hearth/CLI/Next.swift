@@ -32,7 +32,6 @@ extension Hearth {
         func run() async throws {
             do {
                 let logger = try global.bootstrap()
-                try listing.format.requireListing()
                 guard (1...10_000).contains(count) else { throw UsageError("--count \(count): expected 1 to 10000") }
                 var start = Date()
                 if let from {

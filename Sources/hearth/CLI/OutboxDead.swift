@@ -17,8 +17,8 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withStore(listing: listing) { _, config, store in
-                let queue = try OutboxSetup.queue(of: store, config: config)
+            try await global.withStore(listing: listing) { _, _, store in
+                let queue = store.outbox
                 let entries: [OutboxListing.Entry] = try queue.messages(in: .dead).map { (.dead, $0) }
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(OutboxListing.json(entries)) + "\n")

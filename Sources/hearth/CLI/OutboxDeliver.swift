@@ -1,6 +1,8 @@
 import ArgumentParser
 import HearthKit
 import HearthOutbound
+import HearthHTTP
+import HearthHost
 
 extension Hearth {
     /// `hearth outbox deliver`: one delivery pass.
@@ -16,7 +18,7 @@ extension Hearth {
 
         func run() async throws {
             try await global.withStore(listing: listing) { logger, config, store in
-                let report = try await OutboxSetup.deliverDue(config: config, store: store, logger: logger)
+                let report = try await OutboxDelivery(config: config, store: store, http: LazyCurlTransport(config: config.http), logger: logger).deliverDue()
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(.object(report.json)) + "\n")
                 default:

@@ -17,15 +17,26 @@ extension Hearth {
         @OptionGroup var listing: ListingFormat
 
         func run() async throws {
-            try await global.withStore(listing: listing) { _, config, store in
-                let queue = try OutboxSetup.queue(of: store, config: config)
+            try await global.withStore(listing: listing) { _, _, store in
+                let queue = store.outbox
                 var entries: [OutboxListing.Entry] = []
                 for folder in [OutboxStore.Folder.pending, .dead] {
                     entries += try queue.messages(in: folder).map { (folder, $0) }
                 }
+                // Dropped messages (nothing to deliver them to) are not in the queue any more,
+                // but an empty outbox that silently lost messages would mislead: count them and
+                // say where they are.
+                let dropped = try queue.messages(in: .dropped)
                 switch listing.format {
-                case .json: emit(JSONWriter.pretty(OutboxListing.json(entries)) + "\n")
-                default: emit(OutboxListing.text(entries, empty: "The outbox is empty."))
+                case .json: emit(JSONWriter.pretty(OutboxListing.json(entries + dropped.map { (.dropped, $0) })) + "\n")
+                default:
+                    let summary = OutboxListing.droppedSummary(dropped.count, where: OutboxListing.droppedLocation(queue))
+                    if entries.isEmpty, !dropped.isEmpty {
+                        emit("Nothing pending, no dead letters. " + summary)
+                    } else {
+                        emit(OutboxListing.text(entries, empty: "The outbox is empty."))
+                        if !dropped.isEmpty { emit(summary) }
+                    }
                 }
             }
         }

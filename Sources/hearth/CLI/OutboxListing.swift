@@ -44,6 +44,15 @@ enum OutboxListing {
         return Table.render(header: ["STATE", "ID", "KIND", "RECIPIENT", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR"], rows: rows)
     }
 
+    /// `3 messages were dropped (nothing to deliver them to): …/.hearth/outbox/dropped/ (…)`.
+    static func droppedSummary(_ count: Int, where location: String) -> String {
+        "\(count) message\(count == 1 ? " was" : "s were") dropped (nothing to deliver \(count == 1 ? "it" : "them") to: no subscribing endpoint or no push provider): \(location) (the newest \(OutboxStore.droppedRetention) are kept; `hearth outbox list --format json` shows them).\n"
+    }
+
+    /// Where dropped messages are kept: the data directory's `dropped/` folder, or the outbox
+    /// table's rows in folder `dropped`.
+    static func droppedLocation(_ queue: any OutboxQueue) -> String { queue.droppedLocation }
+
     static func oneLine(_ s: String, limit: Int = 160) -> String {
         let flat = s.replacingOccurrences(of: "\n", with: " ")
         return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat

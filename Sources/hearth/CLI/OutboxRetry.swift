@@ -26,13 +26,14 @@ extension Hearth {
                 guard (id != nil) != all else { throw UsageError("give either a message ID or --all") }
                 let config = try global.loadConfig(logger: logger)
                 let store = try global.openStore(config)
-                let queue = try OutboxSetup.queue(of: store, config: config)
+                let queue = store.outbox
                 let ids = all ? try queue.messages(in: .dead).map(\.id) : [id!]
                 let now = Date()
                 for id in ids {
                     if try queue.retry(id: id, now: now) {
+                        CLIAudit.record(store, .outboxRetry, job: nil, target: id)
                         emit("\(id): moved back to pending; due now.\n")
-                    } else if try OutboxSetup.isPending(id, in: queue) {
+                    } else if try queue.messages(in: .pending).contains(where: { $0.id == id }) {
                         throw UsageError("\(id) is not a dead letter: it is still pending (see `hearth outbox list`)")
                     } else {
                         throw UsageError("no dead letter has the id \(JSONWriter.quoted(id)) (see `hearth outbox dead`)")

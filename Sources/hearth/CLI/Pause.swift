@@ -30,7 +30,11 @@ extension Hearth {
                     throw UnknownJobError(name: job, known: global.registry(config, logger: logger).names)
                 }
                 let already = try data.pauses()[job] != nil
-                try data.setPause(JobPause(job: job, note: note, pausedAt: Date(), pausedBy: "cli"))
+                do { try data.setPause(JobPause(job: job, note: note, pausedAt: Date(), pausedBy: "cli")) } catch {
+                    CLIAudit.record(data, .pause, job: job, note: note, outcome: CLIAudit.failed(error))
+                    throw error
+                }
+                CLIAudit.record(data, .pause, job: job, note: note)
                 emit(already ? "\(job): still paused (note updated).\n" : "\(job): paused. `hearth resume \(job)` resumes it.\n")
             }
         }

@@ -25,11 +25,11 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 let store = try global.openStore(config)
-                guard let data = store as? DataDirectory else {
+                guard store.features.contains(.commitJournal) else {
                     emit(try await Self.expiredClaims(store, config: config))
                     return
                 }
-                let r = try await data.recoverInterruptedCommits(holder: "pid=\(getpid()) command=recover", timeout: config.lockTimeout)
+                let r = try await store.recoverInterruptedCommits(holder: "pid=\(getpid()) command=recover", timeout: config.lockTimeout)
                 if r.finished.isEmpty && r.discarded.isEmpty {
                     emit("Nothing to recover.\n")
                 } else {

@@ -22,10 +22,15 @@ extension Hearth {
                     throw UnknownJobError(name: job, known: global.registry(config, logger: logger).names)
                 }
                 guard try data.pauses()[job] != nil else {
+                    CLIAudit.record(data, .resume, job: job, note: "was not paused")
                     emit("\(job): not paused.\n")
                     return
                 }
-                try data.clearPause(job: job)
+                do { try data.clearPause(job: job) } catch {
+                    CLIAudit.record(data, .resume, job: job, outcome: CLIAudit.failed(error))
+                    throw error
+                }
+                CLIAudit.record(data, .resume, job: job)
                 emit("\(job): resumed.\n")
             }
         }

@@ -4,6 +4,7 @@ import Jobs
 import HearthKit
 import HearthStore
 import HearthHost
+import HearthHTTP
 
 /// The arguments `run` and `plan` share.
 struct RunArguments: ParsableArguments {
@@ -84,7 +85,11 @@ struct RunArguments: ParsableArguments {
             // The run and its report, in a function of their own so that the outcome (every
             // change and message of the run) is freed before the delivery below.
             let code = try await report(runner.run(job, options: RunOptions(trigger: .cli, logicalTime: now, startTime: now, dryRun: dryRun, parameters: params, progress: progress)), progress: progress != nil)
-            if !dryRun, deliver { await OutboxSetup.deliverAfterRun(config: config, store: store, logger: logger) }
+            if !dryRun, deliver {
+                // The job's HTTP client (created on first use) delivers too: one per process.
+                let http = runner.environment.http ?? LazyCurlTransport(config: config.http)
+                await OutboxDelivery(config: config, store: store, http: http, logger: logger).deliverAfterRun()
+            }
             return code
         } catch {
             return ExitStatus.fail(error)

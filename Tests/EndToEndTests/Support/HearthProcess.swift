@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import HearthKit
-import HearthTestSupport
 
 /// Runs the built `hearth` executable (next to the test bundle, or `$HEARTH_BIN`).
 enum HearthProcess {

@@ -20,8 +20,10 @@ struct KillDuringCommit {
     }
 
     /// Runs uninterrupted on `reference` (a copy of `pristine` the caller made), then kills
-    /// `iterations` runs. `matches(data, isAfter)` may add the caller's own checks of a copy.
-    func run(pristine: String, reference: String, scratch: String, iterations: Int, matches: (String, Bool) -> Void = { _, _ in }) async throws -> Outcomes {
+    /// `iterations` runs, each at an instant drawn from a ``TestSeed`` (printed; failures name
+    /// it). `matches(data, isAfter)` may add the caller's own checks of a copy.
+    func run(pristine: String, reference: String, scratch: String, iterations: Int, test: String = #function, matches: (String, Bool) -> Void = { _, _ in }) async throws -> Outcomes {
+        let seed = try TestSeed(test: test)
         let clock = ContinuousClock()
         let started = clock.now
         #expect(try await HearthProcess.run(args + ["--data", reference], environment: environment).status == 0)
@@ -31,7 +33,7 @@ struct KillDuringCommit {
         let after = TreeSnapshot(reference)
         #expect(!after.sameContent(as: before))
 
-        var rng = SystemRandomNumberGenerator()
+        var rng = seed.generator()
         var outcomes = Outcomes()
         // The uninterrupted run above may have been slower or faster than the killed ones (a
         // loaded or a quiet machine): each run that finishes before its kill shrinks the window
@@ -52,7 +54,7 @@ struct KillDuringCommit {
             }
             #expect(try await HearthProcess.run(["recover", "--data", data]).status == 0)
             let journal = (try? FileManager.default.contentsOfDirectory(atPath: data + "/.hearth/journal")) ?? []
-            #expect(journal.isEmpty, "journal left after recover: \(journal)")
+            #expect(journal.isEmpty, "journal left after recover: \(journal); replay with \(seed)")
             let state = TreeSnapshot(data)
             if state.sameContent(as: before) {
                 outcomes.before += 1
@@ -63,15 +65,15 @@ struct KillDuringCommit {
                 matches(data, true)
             } else {
                 let diff = Set(state.files.keys).symmetricDifference(after.files.keys).sorted().prefix(5)
-                Issue.record("iteration \(i): data is neither all-before nor all-after (differing paths: \(Array(diff)))")
+                Issue.record("iteration \(i): data is neither all-before nor all-after (differing paths: \(Array(diff))); replay with \(seed)")
                 break
             }
             try FileManager.default.removeItem(atPath: data)
         }
         print("crash test \(args.prefix(2).joined(separator: " ")): \(iterations) SIGKILLs → \(outcomes.before) all-before, \(outcomes.after) all-after (\(outcomes.completed) finished before the kill)")
-        #expect(outcomes.before + outcomes.after == iterations)
-        #expect(outcomes.before > 0)
-        #expect(outcomes.after > 0)
+        #expect(outcomes.before + outcomes.after == iterations, "replay with \(seed)")
+        #expect(outcomes.before > 0, "replay with \(seed)")
+        #expect(outcomes.after > 0, "replay with \(seed)")
         return outcomes
     }
 }

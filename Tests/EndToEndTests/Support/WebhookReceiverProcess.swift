@@ -1,9 +1,6 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHost
 import HearthHTTP
-import HearthTestSupport
 
 /// `Tests/Servers/webhook_receiver.py` for end-to-end tests: started on 127.0.0.1 with a
 /// signing secret, it verifies every request's signature with Python's `hmac`, records it, and

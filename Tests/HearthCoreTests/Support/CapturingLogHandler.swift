@@ -1,6 +1,5 @@
 import Logging
 import Synchronization
-import HearthTestSupport
 
 /// A swift-log handler that keeps every line (message and metadata) for inspection.
 struct CapturingLogHandler: LogHandler {

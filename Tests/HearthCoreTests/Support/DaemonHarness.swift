@@ -1,9 +1,5 @@
-import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Logging
 import ServiceLifecycle

@@ -1,7 +1,5 @@
 import Dispatch
 import Foundation
-import Glibc
-import HearthTestSupport
 
 /// Helpers that start real servers for outbound tests: scripts in `Tests/Servers/` run with
 /// `python3`, listening on 127.0.0.1 on a free port, and stopped by ``LocalServer/stop()``.

@@ -1,5 +1,4 @@
 import Synchronization
-import HearthTestSupport
 
 /// A value shared between a test and the closures it hands out.
 final class Locked<Value: Sendable>: Sendable {

@@ -2,10 +2,9 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
+import Testing
 import HearthTestSupport
 
 /// A scheduler clock that only moves when the test says so: `sleep(until:)` returns once
@@ -24,6 +23,8 @@ final class ManualSchedulerClock: SchedulerClock {
     }
 
     private let state: Mutex<State>
+    /// Told of every new sleeper.
+    private let changes = ChangeNotifier()
 
     init(_ start: Date) {
         state = Mutex(State(now: start))
@@ -49,7 +50,7 @@ final class ManualSchedulerClock: SchedulerClock {
                     return .wait
                 }
                 switch action {
-                case .wait: break
+                case .wait: changes.notify()
                 case .resume: c.resume()
                 case .cancel: c.resume(throwing: CancellationError())
                 }
@@ -61,6 +62,14 @@ final class ManualSchedulerClock: SchedulerClock {
                 return nil
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Waits until something sleeps until exactly `deadline` (up to 10 s of real time).
+    func sleeper(until deadline: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        guard await changes.wait(timeout: .seconds(10), until: { sleepingUntil.contains(deadline) }) else {
+            Issue.record("timed out waiting for a sleep until \(deadline); sleeping until \(sleepingUntil)", sourceLocation: sourceLocation)
+            throw CancellationError()
         }
     }
 

@@ -1,8 +1,6 @@
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Logging
@@ -44,7 +42,7 @@ struct OutboxFixture {
         transport: any HTTPTransport, provider: (any PushProvider)? = nil, logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
         options: OutboxDeliverer.Options? = nil
     ) -> OutboxDeliverer {
-        OutboxDeliverer(config: config, data: data, transport: transport, pushProvider: provider, logger: logger, options: options ?? self.options(), environment: [:])
+        OutboxDeliverer(config: config, store: data, transport: transport, pushProvider: provider, logger: logger, options: options ?? self.options(), environment: [:])
     }
 
     /// Queues an event the way a commit does (straight into `pending/`).

@@ -1,12 +1,7 @@
 import Foundation
 import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
-import HearthTestSupport
 
 /// A job for scheduler tests: by default it creates `marks/<logical time>.json`; a test can
 /// give it its own behaviour under a scenario name (the `scenario` parameter), so tests that

@@ -1,12 +1,9 @@
 import Foundation
 import HearthKit
-import HearthStore
 import HearthHTTP
-import HearthSchedule
 import HearthOutbound
 import HearthHost
 import Synchronization
-import HearthTestSupport
 
 /// Throwaway push credentials made by `Tests/Servers/make_push_credentials.py`: a Google
 /// service account key (RSA) and an APNs `.p8` key (P-256), with their public keys for the

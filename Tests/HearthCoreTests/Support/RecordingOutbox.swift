@@ -1,11 +1,5 @@
 import Foundation
-import HearthKit
-import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
-import HearthTestSupport
 
 /// A ``DaemonOutbox`` that records when the daemon asked for a pass and answers with the next
 /// due dates the test scripted (then nil: nothing pending).

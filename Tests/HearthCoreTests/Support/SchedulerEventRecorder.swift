@@ -2,8 +2,6 @@ import Foundation
 import HearthKit
 import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
 import Testing
@@ -20,6 +18,8 @@ final class SchedulerEventRecorder: Sendable {
 
     private final class Storage: Sendable {
         let state = Mutex(State())
+        /// Told of every event.
+        let changes = ChangeNotifier()
     }
 
     private let storage = Storage()
@@ -28,7 +28,10 @@ final class SchedulerEventRecorder: Sendable {
     init(_ events: AsyncStream<SchedulerEvent>) {
         let storage = self.storage
         task = Task {
-            for await e in events { storage.state.withLock { $0.events.append(e) } }
+            for await e in events {
+                storage.state.withLock { $0.events.append(e) }
+                storage.changes.notify()
+            }
         }
     }
 
@@ -39,21 +42,19 @@ final class SchedulerEventRecorder: Sendable {
     /// The next event after the previous match for which `predicate` holds.
     @discardableResult
     func next(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation, _ predicate: (SchedulerEvent) -> Bool) async throws -> SchedulerEvent {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let found = storage.state.withLock { s -> SchedulerEvent? in
+        var found: SchedulerEvent?
+        _ = await storage.changes.wait(timeout: timeout) {
+            found = storage.state.withLock { s -> SchedulerEvent? in
                 guard let i = s.events[s.cursor...].firstIndex(where: predicate) else { return nil }
                 s.cursor = i + 1
                 return s.events[i]
             }
-            if let found { return found }
-            if ContinuousClock.now > deadline {
-                let seen = all.map { "\($0)" }.joined(separator: "\n  ")
-                Issue.record("timed out waiting for a scheduler event; events so far:\n  \(seen)", sourceLocation: sourceLocation)
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(2))
+            return found != nil
         }
+        if let found { return found }
+        let seen = all.map { "\($0)" }.joined(separator: "\n  ")
+        Issue.record("timed out waiting for a scheduler event; events so far:\n  \(seen)", sourceLocation: sourceLocation)
+        throw CancellationError()
     }
 
     /// Waits until the daemon sleeps until `date` (nil: with nothing scheduled).

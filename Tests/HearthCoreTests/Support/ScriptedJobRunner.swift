@@ -1,12 +1,8 @@
 import Foundation
 import HearthKit
 import HearthStore
-import HearthHTTP
-import HearthSchedule
-import HearthOutbound
 import HearthHost
 import Synchronization
-import HearthTestSupport
 
 /// A ``SchedulerJobRunner`` that records each attempt and answers with the status the test's
 /// script gives (it may also wait, e.g. on a ``Gate``). It writes nothing.
@@ -39,7 +35,9 @@ final class ScriptedJobRunner: SchedulerJobRunner {
         recorded.withLock { $0.append(call) }
         let start = clock.now()
         let status = try await script(call)
-        var record = RunRecord(runID: "r\(UUID().uuidString.prefix(8))", job: job, trigger: call.trigger, logicalTime: call.logicalTime, start: start, end: clock.now(), attempt: call.attempt, status: status, dryRun: false)
+        var record = RunRecord(
+            runID: options.runID ?? "r\(UUID().uuidString.prefix(8))", job: job, trigger: call.trigger, logicalTime: call.logicalTime, start: start,
+            end: clock.now(), attempt: call.attempt, status: status, dryRun: options.dryRun)
         if status.isFailure { record.error = "scripted \(status.rawValue)" } else { record.messagesQueued = messagesQueued }
         return record
     }

@@ -1,11 +1,6 @@
 import Foundation
 import HearthKit
-import HearthStore
 import HearthHTTP
-import HearthSchedule
-import HearthOutbound
-import HearthHost
-import HearthTestSupport
 
 /// `Tests/Servers/webhook_receiver.py` on 127.0.0.1: a Standard Webhooks receiver that checks
 /// each signature with Python's `hmac` (independently of Hearth's code), records every request

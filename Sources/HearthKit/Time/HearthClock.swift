@@ -1,7 +1,9 @@
 package import Foundation
 
 /// Where "now" comes from. Injected everywhere a date is needed so tests never depend on
-/// the wall clock.
+/// the wall clock. In the SDK module so that HearthTesting, which sits beside the host, can
+/// hand tests a ``FixedClock``; jobs never see it (they read ``JobContext/logicalTime`` and
+/// ``JobContext/startTime``).
 package protocol HearthClock: Sendable {
     func now() -> Date
 }

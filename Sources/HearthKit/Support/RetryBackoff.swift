@@ -1,4 +1,3 @@
-import HearthKit
 /// Delays between a failed attempt and its retry, and before a run (`jitter`).
 ///
 /// Retry `n` (1 for the first retry) waits a uniformly random time in

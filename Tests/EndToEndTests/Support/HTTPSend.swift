@@ -1,0 +1,61 @@
+import Foundation
+
+/// Any request to the daemon's endpoint through Python's urllib, redirects not followed: the
+/// status, the body, and the headers an action's answer carries (`Location`, `Set-Cookie`,
+/// `Content-Type`).
+enum HTTPSend {
+    struct Response: Decodable {
+        var status: Int
+        var body: String
+        var contentType: String
+        var location: String
+        var setCookie: String
+
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:] }
+    }
+
+    static let script = """
+        import json, sys, urllib.request, urllib.error
+        spec = json.loads(sys.stdin.read())
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+        opener = urllib.request.build_opener(NoRedirect)
+        data = spec["body"].encode() if spec["body"] is not None else None
+        req = urllib.request.Request(spec["url"], data=data, method=spec["method"])
+        for k, v in spec["headers"].items():
+            req.add_header(k, v)
+        try:
+            r = opener.open(req, timeout=60)
+            status, body, h = r.status, r.read(), r.headers
+        except urllib.error.HTTPError as e:
+            status, body, h = e.code, e.read(), e.headers
+        print(json.dumps({"status": status, "body": body.decode("utf-8", "replace"), "contentType": h.get("Content-Type", ""),
+                          "location": h.get("Location", ""), "setCookie": h.get("Set-Cookie", "")}))
+        """
+
+    static func send(
+        _ method: String, _ url: String, token: String? = nil, json: String? = nil, form: String? = nil, cookie: String? = nil,
+        headers extra: [String: String] = [:]
+    ) async throws -> Response {
+        var headers = extra
+        if let token { headers["Authorization"] = "Bearer " + token }
+        if let cookie { headers["Cookie"] = cookie }
+        var body: String?
+        if let json {
+            headers["Content-Type"] = "application/json"
+            body = json
+        } else if let form {
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = form
+        } else if method == "POST" {
+            body = ""
+        }
+        var spec: [String: Any] = ["method": method, "url": url, "headers": headers]
+        spec["body"] = body ?? NSNull()
+        let input = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
+        let r = try await ExternalTool.python(script, stdin: input)
+        guard r.status == 0 else { throw HTTPProbe.ProbeFailed(message: "\(method) \(url): \(r.stderr)") }
+        return try JSONDecoder().decode(Response.self, from: Data(r.stdout.utf8))
+    }
+}
