@@ -239,11 +239,9 @@ class Store:
         if backend == "dir":
             self.args = ["--data", self.dir]
         else:
-            state = os.path.join(a.work, f"pg-state-{users}{label}")
-            os.makedirs(state, exist_ok=True)
             self.config = os.path.join(a.work, f"pg-{users}{label}.toml")
-            with open(self.config, "w") as f:
-                f.write(f'dataDir = "{os.path.abspath(state)}"\n\n[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+            with open(self.config, "w") as f:  # the documented configuration: no dataDir
+                f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
             self.args = ["--config", self.config]
             self.env = dict(os.environ, HEARTH_BENCH_STORE=pg.url(self.name))
             self.loaded = self.name + "_loaded"
