@@ -18,7 +18,11 @@ extension Hearth {
 
         func run() async throws {
             try await global.withStore(listing: listing) { logger, config, store in
-                let report = try await OutboxDelivery(config: config, store: store, http: LazyCurlTransport(config: config.http), logger: logger).deliverDue()
+                // Delivering is all this command does: its HTTP client starts at once, so a libcurl
+                // that cannot be loaded is reported before any message is claimed.
+                let client = try CurlHTTPClient(options: HTTPClientOptions(config.http))
+                defer { client.shutdown() }
+                let report = try await OutboxDelivery(config: config, store: store, http: client, logger: logger).deliverDue()
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(.object(report.json)) + "\n")
                 default:
