@@ -1,5 +1,7 @@
 import Foundation
 import HearthKit
+import HearthStore
+import HearthHost
 
 /// Server-rendered HTML for the status page (docs/operations/monitoring.md#the-status-page): every
 /// text goes through ``escape(_:)``; no script, no external asset.
@@ -18,6 +20,14 @@ enum HTML {
             }
         }
         return out
+    }
+
+    /// A job's state cell: `paused` (as the page words it), disabled, running or scheduled.
+    static func jobState(_ job: DaemonStatus.Job, paused: (JobPause) -> String) -> String {
+        if let pause = job.pause { return paused(pause) }
+        if !job.enabled { return "<span class=\"muted\">disabled</span>" }
+        if job.running { return "<span class=\"ok\">running</span>" }
+        return "scheduled"
     }
 
     /// A whole page: phone-sized viewport, inline CSS, an optional meta refresh.

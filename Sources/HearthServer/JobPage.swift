@@ -17,16 +17,10 @@ struct JobPage {
     func render() -> String {
         let j = job
         var body = "<p><a href=\"/\">← status</a></p><h1>\(HTML.escape(j.name))</h1>"
-        var state: String
-        if let pause = j.pause {
-            state = "<span class=\"tag\">paused</span> since \(HTML.time(pause.pausedAt)) by \(HTML.escape(pause.pausedBy))"
-            if let note = pause.note, !note.isEmpty { state += " — <span class=\"note\">\(HTML.escape(note))</span>" }
-        } else if !j.enabled {
-            state = "<span class=\"muted\">disabled</span>"
-        } else if j.running {
-            state = "<span class=\"ok\">running</span>"
-        } else {
-            state = "scheduled"
+        let state = HTML.jobState(j) { pause in
+            var paused = "<span class=\"tag\">paused</span> since \(HTML.time(pause.pausedAt)) by \(HTML.escape(pause.pausedBy))"
+            if let note = pause.note, !note.isEmpty { paused += " — <span class=\"note\">\(HTML.escape(note))</span>" }
+            return paused
         }
         let fires = j.nextFires.map { HTML.escape(LocalTime.format($0, in: j.timeZone)) }.joined(separator: "<br>")
         let streak = j.consecutiveFailures == 0 ? "none" : "<span class=\"bad\">\(j.consecutiveFailures) failed run\(j.consecutiveFailures == 1 ? "" : "s") in a row</span>"

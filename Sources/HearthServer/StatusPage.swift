@@ -40,16 +40,10 @@ struct StatusPage {
 
     func jobs() -> String {
         let rows = status.jobs.map { j -> [String] in
-            var state: String
-            if let pause = j.pause {
-                state = "<span class=\"tag\">paused</span> " + HTML.time(pause.pausedAt)
-                if let note = pause.note, !note.isEmpty { state += "<br>\(HTML.escape(note))" }
-            } else if !j.enabled {
-                state = "<span class=\"muted\">disabled</span>"
-            } else if j.running {
-                state = "<span class=\"ok\">running</span>"
-            } else {
-                state = "scheduled"
+            let state = HTML.jobState(j) { pause in
+                var paused = "<span class=\"tag\">paused</span> " + HTML.time(pause.pausedAt)
+                if let note = pause.note, !note.isEmpty { paused += "<br>\(HTML.escape(note))" }
+                return paused
             }
             // Local time in the job's zone, without the seconds and the offset (the zone is beside it).
             let fires = j.nextFires.map { HTML.escape(String(LocalTime.format($0, in: j.timeZone).dropLast(10))) }.joined(separator: "<br>")
