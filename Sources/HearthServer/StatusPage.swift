@@ -40,7 +40,7 @@ struct StatusPage {
 
     func jobs() -> String {
         let rows = status.jobs.map { j -> [String] in
-            let state = HTML.jobState(j) { pause in
+            var state = HTML.jobState(j) { pause in
                 var paused = "<span class=\"tag\">paused</span> " + HTML.time(pause.pausedAt)
                 if let note = pause.note, !note.isEmpty { paused += "<br>\(HTML.escape(note))" }
                 return paused
