@@ -100,10 +100,13 @@ struct DocumentFuzzTests {
             let outcome = try await runner.run(job, options: RunOptions(logicalTime: t, startTime: t))
             if let error = outcome.error { Issue.record("\(job) failed on fuzzed data: \(error)") }
             for warning in outcome.record.warnings {
+                // Only documents invalid as input (what `hearth check` names): a warning may also
+                // report a rule's outcome on a valid document, e.g. notification-fanout marking a
+                // broadcast of an unknown type failed (docs/jobs/notification-fanout.md).
                 guard let file = warning.split(separator: ":").first.map(String.init), file.hasSuffix(".json"),
-                    let bytes = before[String(file.dropLast(5))]
+                    reported.contains(file), let bytes = before[String(file.dropLast(5))]
                 else { continue }
-                #expect(FileManager.default.contents(atPath: d.root + "/" + file).map { Array($0) } == bytes, "\(job) rewrote \(file), which it reported invalid")
+                #expect(FileManager.default.contents(atPath: d.root + "/" + file).map { Array($0) } == bytes, "\(job) rewrote \(file), which it reported invalid (\(seed))")
             }
         }
     }
