@@ -130,11 +130,20 @@ struct PostgresOutboxDeliveryTests {
             let first = terminated.withLock { $0 == nil }
             if first {
                 let url = self.url
-                let killed = try? await PostgresOutboxDeliveryTests.sql(url, """
-                    SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
-                    WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()
-                    """)
-                terminated.withLock { if $0 == nil { $0 = killed ?? [] } }
+                // The server marks the claiming backend "idle in transaction" just after it sends
+                // the claim's rows, so on a busy machine the first look can come too early: look
+                // again (no event tells when) for up to 10 s.
+                var killed: [String?] = []
+                let deadline = ContinuousClock.now + .seconds(10)
+                while killed.isEmpty, ContinuousClock.now < deadline {
+                    killed = (try? await PostgresOutboxDeliveryTests.sql(url, """
+                        SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+                        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()
+                        """)) ?? []
+                    if killed.isEmpty { try? await Task.sleep(for: .milliseconds(50)) }
+                }
+                let found = killed
+                terminated.withLock { if $0 == nil { $0 = found } }
             }
             return try await client.send(request)
         }
