@@ -75,12 +75,6 @@ public struct ConversationSync: Job {
         }
     }
 
-    struct Person: Sendable {
-        var id: String
-        var name: String
-        var tokens: [String]
-    }
-
     public func run(_ context: JobContext) async throws {
         let T = context.logicalTime
         let oldest = T.addingTimeInterval(-maxAge)
@@ -143,12 +137,7 @@ public struct ConversationSync: Job {
             for r in Self.recipients(of: m, members: members[m.conversationID] ?? []) { wanted.insert(r) }
             if m.senderName == nil || m.senderName == "" { wanted.insert(m.senderID) }
         }
-        let provider = self.provider
-        var people: [String: Person] = [:]
-        let paths = wanted.filter { DocumentPath.isValid(name: $0) }.sorted().map { DocumentPath(unchecked: ["users", $0]) }
-        for p in try await context.decode(paths, { d throws(FieldError) in
-            Person(id: d.id, name: try d.string("name") ?? "", tokens: DeviceTokens(of: d, provider: provider).tokens)
-        }) { people[p.id] = p }
+        let people = try await PushRecipient.load(wanted.filter { DocumentPath.isValid(name: $0) }.sorted(), provider: provider, from: context)
 
         for m in deliveries {
             context.update(m.toDeliver!) { $0["status"] = "delivered" }

@@ -66,12 +66,6 @@ public struct FriendNotify: Job {
         var relatedUserID: String
     }
 
-    struct Person: Sendable {
-        var id: String
-        var name: String
-        var tokens: [String]
-    }
-
     public func run(_ context: JobContext) async throws {
         let T = context.logicalTime
         let oldest = T.addingTimeInterval(-maxAge)
@@ -104,12 +98,8 @@ public struct FriendNotify: Job {
         let candidates = fresh.filter { !existing.contains($0.notificationID) }
         guard !candidates.isEmpty else { return }
 
-        let provider = self.provider
         let ids = Set(candidates.flatMap { [$0.recipient, $0.related] })
-        var people: [String: Person] = [:]
-        for p in try await context.decode(ids.sorted().map { DocumentPath(unchecked: ["users", $0]) }, { d throws(FieldError) in
-            Person(id: d.id, name: try d.string("name") ?? "", tokens: DeviceTokens(of: d, provider: provider).tokens)
-        }) { people[p.id] = p }
+        let people = try await PushRecipient.load(ids.sorted(), provider: provider, from: context)
 
         // Both users must have a users document (an invalid one has its own warning).
         var withoutUser = 0
