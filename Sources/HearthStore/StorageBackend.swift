@@ -117,6 +117,21 @@ package protocol StorageBackend: DocumentStore {
 
     /// Entries newest first, only `job`'s when given, at most `limit` (blocking).
     func auditEntries(job: String?, limit: Int?) throws -> [AuditEntry]
+
+    // The change feed (docs/triggers.md#the-change-feed): how the daemon learns, without
+    // polling, that documents a triggered job reads were written, by any process.
+
+    /// The writes to documents of `collections` (top-level collection names), from any process,
+    /// as they happen; nil when the backend has no change feed. Watching has started when it
+    /// returns; it stops when the stream's consumer stops iterating (the task is cancelled).
+    /// Errors setting it up are thrown; errors later become ``ChangeFeedEvent/lost(collections:reason:)``
+    /// followed by watching again.
+    func changeFeed(collections: Set<String>) throws -> AsyncStream<ChangeFeedEvent>?
+
+    /// Of the write batches `sequences` (``ChangeBatch/sequence``) that started a run of `job`,
+    /// the ones this daemon (`holder`) takes: with several daemons on one store each batch is
+    /// taken by exactly one of them, so one write starts one run. The others are dropped.
+    func claimChanges(job: String, sequences: [Int64], holder: String) async throws -> Set<Int64>
 }
 
 extension StorageBackend {
@@ -124,6 +139,10 @@ extension StorageBackend {
     package func claimSlot(job: String, logicalTime: Date, holder: String, lease: Duration) async throws -> Bool { true }
     package func expiredSlotClaims(job: String) async throws -> [Date] { [] }
     package var transfer: (any DocumentTransfer)? { nil }
+    /// No change feed: only the schedule starts runs.
+    package func changeFeed(collections: Set<String>) throws -> AsyncStream<ChangeFeedEvent>? { nil }
+    /// One daemon per store: every batch is this daemon's.
+    package func claimChanges(job: String, sequences: [Int64], holder: String) async throws -> Set<Int64> { Set(sequences) }
 
     /// Whether a run-history query succeeds.
     package func healthProblem() -> String? {
@@ -206,8 +225,14 @@ package struct RunCommit: Sendable {
     /// The `createdAt` of the changeset's messages: the start time the job saw (`--now`), which
     /// the record's wall-clock `start` may not be.
     package var messagesCreatedAt: Date
+    /// How many writes in a row led to this commit (docs/triggers.md#chains): 0 for a run the
+    /// schedule, the CLI or HTTP started; 1 for a run an app's write started; n + 1 for a run
+    /// a commit with chain n started. The change feed reports it with the commit's writes
+    /// (``ChangeBatch/chain``).
+    package var chain: Int
 
-    package init(job: String, runID: String, changeset: Changeset, record: RunRecord, events: [OutboxMessage] = [], messagesCreatedAt: Date? = nil) {
+    package init(job: String, runID: String, changeset: Changeset, record: RunRecord, events: [OutboxMessage] = [], messagesCreatedAt: Date? = nil, chain: Int = 0) {
+        self.chain = chain
         self.job = job
         self.runID = runID
         self.changeset = changeset

@@ -1,5 +1,5 @@
 package import Foundation
-import HearthKit
+package import HearthKit
 package import HearthStore
 
 /// How to run a job once.
@@ -20,6 +20,13 @@ package struct RunOptions: Sendable {
     /// The run id; nil: made from the start time (the daemon picks it when it queues a run
     /// asked for over HTTP, to answer with it before the run starts).
     package var runID: String?
+    /// A run started by writes: what was written (``JobContext/changes``; nil: read
+    /// everything), the commit chain it continues (``RunCommit/chain``), and the paths for its
+    /// record.
+    package var changes: ChangedDocuments?
+    package var chain = 0
+    package var triggerPaths: [String] = []
+    package var triggerPathCount = 0
 
     package init(trigger: RunRecord.Trigger = .cli, logicalTime: Date? = nil, startTime: Date? = nil, dryRun: Bool = false, parameters: [String: String] = [:], attempt: Int = 1, progress: (@Sendable (Int) -> Void)? = nil, runID: String? = nil) {
         self.runID = runID

@@ -49,6 +49,8 @@ package struct Runner: Sendable {
         let logical = options.logicalTime ?? jobStart
         let runID = options.runID ?? Runner.makeRunID(job: name, start: start)
         var record = RunRecord(runID: runID, job: name, trigger: options.trigger, logicalTime: logical, start: start, end: start, attempt: options.attempt, status: .succeeded, dryRun: options.dryRun)
+        record.triggerPaths = Array(options.triggerPaths.prefix(RunRecord.maxTriggerPaths))
+        record.triggerPathCount = options.triggerPathCount
         var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
         var failure: (any Error)?
 
@@ -69,7 +71,8 @@ package struct Runner: Sendable {
             attempt += 1
             let ctx = JobContext(
                 jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
-                parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress)
+                parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress,
+                changes: options.changes)
             do {
                 try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
                 try descriptor.checkDeclaredWrites(ctx.changeset)
@@ -97,7 +100,7 @@ package struct Runner: Sendable {
 
             record.end = max(clock.now(), record.start)
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
-            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events, messagesCreatedAt: jobStart)
+            let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events, messagesCreatedAt: jobStart, chain: options.chain)
             let result: CommitResult
             do { result = try await store.commit(commit, holder: holder, timeout: config.lockTimeout) } catch let error as OwnershipError {
                 // Refused before the commit: a failed run (recorded), nothing written.

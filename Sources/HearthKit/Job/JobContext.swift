@@ -17,6 +17,9 @@ public final class JobContext: Sendable {
     public let parameters: JobParameters
     public let store: any DocumentStore
     public let policy: InvalidDocumentPolicy
+    /// For a run started by writes, the documents written since the job last took its changes;
+    /// nil when the run must read everything (see ``ChangedDocuments``).
+    public let changes: ChangedDocuments?
 
     private struct State {
         var changeset = Changeset()
@@ -31,8 +34,9 @@ public final class JobContext: Sendable {
 
     public init(
         jobName: String, runID: String = "", isDryRun: Bool = false, logicalTime: Date, startTime: Date, timeZone: TimeZone, parameters: JobParameters,
-        store: any DocumentStore, policy: InvalidDocumentPolicy, progress: (@Sendable (Int) -> Void)? = nil
+        store: any DocumentStore, policy: InvalidDocumentPolicy, progress: (@Sendable (Int) -> Void)? = nil, changes: ChangedDocuments? = nil
     ) {
+        self.changes = changes
         self.jobName = jobName
         self.runID = runID
         self.isDryRun = isDryRun

@@ -4,7 +4,8 @@ package import HearthKit
 /// The record of one run (docs/runs-and-plans.md#runs), kept under `.hearth/runs/<job>/<runId>.json`.
 package struct RunRecord: Sendable, Equatable {
     /// `run-now`: asked for over HTTP (the status page or the API) and run by the daemon.
-    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill, runNow = "run-now" }
+    /// `write`: started by writes to documents the job reads (docs/triggers.md).
+    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill, runNow = "run-now", write }
     package enum Status: String, Sendable, CaseIterable {
         case succeeded
         case succeededWithWarnings = "succeeded-with-warnings"
@@ -32,6 +33,14 @@ package struct RunRecord: Sendable, Equatable {
     package var documentsRead = 0
     package var warnings: [String] = []
     package var error: String?
+    /// For a run started by writes (trigger `write`): the first ``maxTriggerPaths`` of the
+    /// documents written (`transactions/g1`), and how many there were in all; empty and 0 when
+    /// the run was told to read everything (docs/triggers.md#what-a-triggered-run-sees).
+    package var triggerPaths: [String] = []
+    package var triggerPathCount = 0
+
+    /// How many of the paths that started a run its record keeps.
+    package static let maxTriggerPaths = 5
 
     package init(runID: String, job: String, trigger: Trigger, logicalTime: Date, start: Date, end: Date, attempt: Int, status: Status, dryRun: Bool) {
         self.runID = runID
@@ -57,6 +66,9 @@ package struct RunRecord: Sendable, Equatable {
             ("warnings", .array(warnings.map { .string($0) })),
         ])
         o["error"] = error.map { .string($0) } ?? .null
+        if trigger == .write {
+            o["triggeredBy"] = .object(JSONObject([("paths", .array(triggerPaths.map { .string($0) })), ("count", .int(Int64(triggerPathCount)))]))
+        }
         return o
     }
 
@@ -76,6 +88,10 @@ package struct RunRecord: Sendable, Equatable {
         }
         warnings = o["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
         error = o["error"]?.stringValue
+        if case .object(let t)? = o["triggeredBy"] {
+            triggerPaths = t["paths"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            triggerPathCount = Int(t["count"]?.intValue ?? 0)
+        }
     }
 
     /// Relative path of the record inside the data directory.
