@@ -11,6 +11,8 @@ package struct DataDirectory: DocumentStore {
     package let root: String
     /// Owner, group and mode of the documents and directories commits write.
     package let ownership: FileOwnership
+    /// What this process's change feed keeps of the collections it watches (shared by copies).
+    package let fieldIndexes = DirectoryFieldIndexes()
 
     /// Opens (does not create) a data directory.
     package init(root: String, ownership: FileOwnership = FileOwnership()) throws(StoreError) {
