@@ -6,6 +6,7 @@
                              [--rounds R] [--fresh] [--modes dry,first,steady]
     scripts/bench.py JOB     [--backend ...] [--users N] [--rounds R]     (one job, e.g. streak-reset)
     scripts/bench.py import  [--users 10000,100000]                       (`hearth data import`)
+    scripts/bench.py feed-cost [--users 10000] [--rounds R] [--jobs a,b]   (the change feed's trigger on PostgreSQL)
     scripts/bench.py outbox  [--backend ...] [--users N] [--busy] [--rounds R] [--rebuild]
                                                 (outbox deliver after gift-settle --no-deliver)
     scripts/bench.py floors  --job JOB --variant NAME=PATH ... [--first] [--rounds R]
@@ -52,7 +53,7 @@ import collections
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOW = "2026-11-18T12:00:00Z"
 NOW_S = 1795003200  # NOW in Unix seconds
-JOB_COMMANDS = {"jobs", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
+JOB_COMMANDS = {"jobs", "feed-cost", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
 
 
 def log(message):
@@ -416,6 +417,55 @@ def cmd_import(a):
         print(f"\nload average {load():.1f}")
     finally:
         pg.stop()
+
+
+# MARK: feed-cost
+
+def cmd_feed_cost(a):
+    """What the change feed's triggers (migration 4, docs/triggers.md) add on PostgreSQL: per
+    round, with the triggers on and off (`ALTER TABLE documents DISABLE TRIGGER USER`; the
+    order alternates), a fresh database, `hearth migrate`, a timed `hearth data import` of the
+    seed, then each job's first real run on that database (a big commit). Medians (range)."""
+    bins(a)
+    users = int(a.users.split(",")[0])
+    seed = pristine(a, users, a.busy)
+    jobs = [j for j in a.jobs.split(",") if j]
+    pg = Postgres()
+    figures = collections.defaultdict(list)
+    try:
+        config = os.path.join(a.work, f"pg-feed-{users}.toml")
+        with open(config, "w") as f:
+            f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+        for r in range(a.rounds):
+            for state in (("on", "off") if r % 2 == 0 else ("off", "on")):
+                for step in ["import"] + jobs:
+                    # A fresh import before each job: every job's run is its first.
+                    name = f"hearth_feed_{users}_{state}"
+                    env = dict(os.environ, HEARTH_BENCH_STORE=pg.database(name))
+                    subprocess.run([a.bin, "migrate", "--config", config], check=True, stdout=subprocess.DEVNULL, env=env, cwd=a.work)
+                    if state == "off":
+                        subprocess.run(["psql", pg.url(name), "-qXc", "ALTER TABLE documents DISABLE TRIGGER USER"], check=True)
+                    os.sync()
+                    w, c, m, _ = timed([a.bin, "data", "import", seed, "--config", config], env=env, ok=(0,), cwd=a.work)
+                    if step == "import":
+                        figures[(step, state)].append((w, c, m))
+                        log(f"round {r + 1}, triggers {state}: data import {w:.2f} s")
+                        continue
+                    subprocess.run(["psql", pg.url(name), "-qXc", "VACUUM ANALYZE documents"], check=True)
+                    os.sync()
+                    w, c, m, out = timed([a.bin, "run", step, "--no-deliver", "--now", NOW, "--log-level", "error", "--config", config], env=env, cwd=a.work)
+                    figures[(step, state)].append((w, c, m))
+                    log(f"round {r + 1}, triggers {state}: run {step} {w:.2f} s: {out.strip().splitlines()[-1] if out.strip() else ''}")
+    finally:
+        pg.stop()
+    print(f"`scripts/bench.py feed-cost --users {users} --rounds {a.rounds}{' --jobs ' + a.jobs if jobs else ''}`; load average {load():.1f}\n")
+    print("| step | triggers | wall (s) | hearth's CPU (s) | hearth's peak RSS (MiB) |")
+    print("|---|---|---:|---:|---:|")
+    for step in ["import"] + jobs:
+        for state in ("off", "on"):
+            rows = figures[(step, state)]
+            label = "`data import`" if step == "import" else f"`run {step}` (first)"
+            print(f"| {label} | {state} | {median_range([x[0] for x in rows])} | {median_range([x[1] for x in rows])} | {median_range([x[2] for x in rows], 0)} |")
 
 
 # MARK: outbox
@@ -957,6 +1007,9 @@ def main():
     p.add_argument("--fresh", action="store_true", help="fresh data before every job (default: the jobs run in turn on the same data)")
     p.add_argument("--modes", default="dry,first,steady", help="which runs (dry alone needs no copy of the seed)")
     common(sub.add_parser("import", help="`hearth data import` of the seed into a fresh database"), backend=False, users="10000,100000")
+    p = common(sub.add_parser("feed-cost", help="the change feed's triggers on PostgreSQL: import and big commits, on and off"), backend=False)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--jobs", default="leaderboard-rebuild,streak-reset", help="jobs whose first run is timed (comma-separated)")
     p = common(sub.add_parser("outbox", help="gift-settle --no-deliver, then outbox deliver"))
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--rebuild", action="store_true", help="also a leaderboard-rebuild on fresh data (settlement against one rebuild)")
@@ -998,7 +1051,7 @@ def main():
             a.users = "10000"
         cmd_jobs(a, only=job)
     else:
-        {"import": cmd_import, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
+        {"import": cmd_import, "feed-cost": cmd_feed_cost, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
          "functions": cmd_functions, "gigs": cmd_gigs, "commit-model": cmd_commit_model}[a.command](a)
 
 
