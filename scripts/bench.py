@@ -7,6 +7,7 @@
     scripts/bench.py JOB     [--backend ...] [--users N] [--rounds R]     (one job, e.g. streak-reset)
     scripts/bench.py import  [--users 10000,100000]                       (`hearth data import`)
     scripts/bench.py feed-cost [--users 10000] [--rounds R] [--jobs a,b]   (the change feed's trigger on PostgreSQL)
+    scripts/bench.py feed-sql  [--rows N] [--rounds R] [--bin HEARTH]   (the same, in SQL: COPY and upserts, function time)
     scripts/bench.py outbox  [--backend ...] [--users N] [--busy] [--rounds R] [--rebuild]
                                                 (outbox deliver after gift-settle --no-deliver)
     scripts/bench.py floors  --job JOB --variant NAME=PATH ... [--first] [--rounds R]
@@ -53,7 +54,7 @@ import collections
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOW = "2026-11-18T12:00:00Z"
 NOW_S = 1795003200  # NOW in Unix seconds
-JOB_COMMANDS = {"jobs", "feed-cost", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
+JOB_COMMANDS = {"jobs", "feed-cost", "feed-sql", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
 
 
 def log(message):
@@ -466,6 +467,73 @@ def cmd_feed_cost(a):
             rows = figures[(step, state)]
             label = "`data import`" if step == "import" else f"`run {step}` (first)"
             print(f"| {label} | {state} | {median_range([x[0] for x in rows])} | {median_range([x[1] for x in rows])} | {median_range([x[2] for x in rows], 0)} |")
+
+
+def cmd_feed_sql(a):
+    """The change feed's triggers in SQL alone, no hearth process timed: per round, triggers on
+    and off (alternating), a fresh database (`hearth migrate`), one `COPY` of N `users` rows of
+    ~300 bytes (as `hearth data import` sends), then one transaction of N/500 `INSERT … ON
+    CONFLICT DO UPDATE` of 500 rows rewriting them all (as a commit sends). Wall time of each
+    through psql, and with the triggers on, the trigger function's own time from
+    pg_stat_user_functions (track_functions = pl)."""
+    a.bin = os.path.abspath(a.bin)
+    pg = Postgres()
+    rng = random.Random(7)
+    rows = os.path.join(tempfile.mkdtemp(prefix="hearth-feed-sql-"), "rows.tsv")
+    with open(rows, "w") as f:
+        for i in range(a.rows):
+            doc = '{"name": "user %d", "xp": %d, "level": %d, "friends": ["u%d", "u%d"], "createdAt": "2026-01-01T00:00:00Z", "bio": "%s"}' % (
+                i, rng.randint(0, 99999), rng.randint(1, 50), rng.randint(0, 99999), rng.randint(0, 99999), "x" * 150)
+            f.write(f"users\tu{i:07d}\t{doc}\t{i}\n")
+    upserts = os.path.join(os.path.dirname(rows), "upserts.sql")
+    with open(upserts, "w") as f:
+        f.write("BEGIN;\n")
+        for c in range(0, a.rows, 500):
+            f.write("INSERT INTO documents (collection, id, raw, version) SELECT collection, id, raw || ' ', nextval('document_versions') "
+                    f"FROM documents WHERE collection = 'users' AND id >= 'u{c:07d}' ORDER BY id LIMIT 500 "
+                    "ON CONFLICT (collection, id) DO UPDATE SET raw = excluded.raw, version = excluded.version;\n")
+        f.write("COMMIT;\n")
+    config = os.path.join(os.path.dirname(rows), "pg.toml")
+    with open(config, "w") as f:
+        f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+    figures = collections.defaultdict(list)
+
+    def psql(url, *args, options=""):
+        start = time.monotonic()
+        out = subprocess.run(["psql", url, "-qAtX", "-v", "ON_ERROR_STOP=1"] + list(args), check=True, capture_output=True, text=True,
+                             env=dict(os.environ, PGOPTIONS=options)).stdout
+        return time.monotonic() - start, out
+
+    def function_ms(url):
+        time.sleep(1.5)  # statistics reach the view within a second of the session's end
+        return float(psql(url, "-c", "SELECT coalesce(sum(total_time), 0) FROM pg_stat_user_functions WHERE funcname = 'hearth_notify_documents'")[1] or 0)
+
+    try:
+        for r in range(a.rounds):
+            for state in (("on", "off") if r % 2 == 0 else ("off", "on")):
+                url = pg.database(f"hearth_feed_sql_{state}")
+                subprocess.run([a.bin, "migrate", "--config", config], check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, HEARTH_BENCH_STORE=url))
+                if state == "off":
+                    psql(url, "-c", "ALTER TABLE documents DISABLE TRIGGER USER")
+                w, _ = psql(url, "-c", f"\\copy documents (collection, id, raw, version) FROM '{rows}'", options="-c track_functions=pl")
+                figures[("copy", state)].append(w)
+                copy_ms = function_ms(url) if state == "on" else 0
+                psql(url, "-c", "VACUUM ANALYZE documents")
+                w, _ = psql(url, "-f", upserts, options="-c track_functions=pl")
+                figures[("upsert", state)].append(w)
+                if state == "on":
+                    total = function_ms(url)
+                    figures[("copy", "fn")].append(copy_ms / 1000)
+                    figures[("upsert", "fn")].append((total - copy_ms) / 1000)
+                log(f"round {r + 1}, triggers {state}: copy {figures[('copy', state)][-1]:.2f} s, upserts {figures[('upsert', state)][-1]:.2f} s")
+    finally:
+        pg.stop()
+        shutil.rmtree(os.path.dirname(rows), ignore_errors=True)
+    print(f"`scripts/bench.py feed-sql --rows {a.rows} --rounds {a.rounds}`; load average {load():.1f}\n")
+    print("| step | wall, triggers off (s) | wall, triggers on (s) | the trigger function's time (s) |")
+    print("|---|---:|---:|---:|")
+    for step, label in (("copy", f"one `COPY` of {a.rows:,} rows"), ("upsert", f"{a.rows // 500:,} upserts of 500 rows, one transaction")):
+        print(f"| {label} | {median_range(figures[(step, 'off')])} | {median_range(figures[(step, 'on')])} | {median_range(figures[(step, 'fn')], 3)} |")
 
 
 # MARK: outbox
@@ -1010,6 +1078,10 @@ def main():
     p = common(sub.add_parser("feed-cost", help="the change feed's triggers on PostgreSQL: import and big commits, on and off"), backend=False)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--jobs", default="leaderboard-rebuild,streak-reset", help="jobs whose first run is timed (comma-separated)")
+    p = sub.add_parser("feed-sql", help="the change feed's triggers in SQL: COPY and upserts, on and off")
+    p.add_argument("--rows", type=int, default=100000)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build/release/hearth"), help="the hearth binary (for `hearth migrate`)")
     p = common(sub.add_parser("outbox", help="gift-settle --no-deliver, then outbox deliver"))
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--rebuild", action="store_true", help="also a leaderboard-rebuild on fresh data (settlement against one rebuild)")
@@ -1051,7 +1123,7 @@ def main():
             a.users = "10000"
         cmd_jobs(a, only=job)
     else:
-        {"import": cmd_import, "feed-cost": cmd_feed_cost, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
+        {"import": cmd_import, "feed-cost": cmd_feed_cost, "feed-sql": cmd_feed_sql, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
          "functions": cmd_functions, "gigs": cmd_gigs, "commit-model": cmd_commit_model}[a.command](a)
 
 
