@@ -81,7 +81,8 @@ final class PostgresChangeFeed: Sendable {
         }
         var random = SystemRandomNumberGenerator()
         var failures = 0
-        var lostBecause = ""
+        var dropped = ""  // why the connection dropped
+        var lastFailure = ""  // why the last reconnect failed
         loop: while true {
             if let c = connection {
                 switch wait(stopFD, c.socket, timeout: -1) {
@@ -91,7 +92,7 @@ final class PostgresChangeFeed: Sendable {
                     do {
                         for n in try c.notifications() where n.channel == PostgresSchema.changeFeedChannel { deliver(n.payload) }
                     } catch {
-                        lostBecause = String(describing: error)
+                        dropped = String(describing: error)
                         connection = nil
                     }
                 }
@@ -102,11 +103,11 @@ final class PostgresChangeFeed: Sendable {
                 if case .stopped = wait(stopFD, -1, timeout: Int32(clamping: ms)) { break loop }
                 do {
                     connection = try Self.listen(connect)
-                    let attempts = failures == 1 ? "" : " (after \(failures) attempts)"
-                    continuation.yield(.lost(collections: collections, reason: "the change feed's PostgreSQL connection dropped (\(lostBecause)); listening again\(attempts)"))
+                    let attempts = failures == 1 ? "" : " after \(failures) attempts (the last failed: \(lastFailure))"
+                    continuation.yield(.lost(collections: collections, reason: "the change feed's PostgreSQL connection dropped (\(dropped)); listening again\(attempts)"))
                     failures = 0
                 } catch {
-                    lostBecause = String(describing: error)
+                    lastFailure = String(describing: error)
                 }
             }
         }
