@@ -21,8 +21,8 @@ import HearthStore
 ///   this daemon got, and does not run when it got none. A run that reads everything always runs.
 /// - **Reading everything.** At start, once the feed is open, each job with triggers runs once
 ///   with no list of changes (writes made while no daemon watched); so does every job a
-///   ``ChangeFeedEvent/lost(collections:reason:)`` names, and a job whose triggers a reload
-///   added.
+///   ``ChangeFeedEvent/lost(collections:reason:)`` names, and after a reload that changed
+///   triggers (see ``triggersReconfigured(previous:)``).
 extension SchedulerDaemon {
     /// Chains stop after this many links (docs/triggers.md#chains).
     static let maxChainLinks = 8
@@ -96,9 +96,10 @@ extension SchedulerDaemon {
     }
 
     /// After a reload: drops the writes gathered for jobs that lost their triggers, and opens a
-    /// feed for the new set of collections when it changed (the old one is closed once the new
-    /// one is open, so no write falls between them). A job whose triggers grew reads
-    /// everything once the feed watches its collections.
+    /// feed for the new set of collections when it changed; once it is open the old one is
+    /// closed (writes it held and had not handed over are lost with it), so every job with
+    /// triggers reads everything once. When the set did not change, a job that gained triggers
+    /// (enabled, or `triggers` added) reads everything once.
     func triggersReconfigured(previous: [String: Set<String>]) {
         guard !stopping else { return }
         let current = activeTriggers()
@@ -114,7 +115,7 @@ extension SchedulerDaemon {
             for name in gained { gatherEverything(name, seen: nil, due: now) }
             return
         }
-        awaitingChangeFeed.formUnion(gained)
+        awaitingChangeFeed = Set(current.keys)
         Task { await self.openChangeFeed(wanted) }
     }
 
@@ -236,9 +237,8 @@ extension SchedulerDaemon {
     }
 
     func gather(_ name: String, _ batch: TriggerBatch, due: Date) {
-        var changes = triggerChanges[name] ?? TriggerChanges(due: due)
-        changes.batches.append(batch)
-        triggerChanges[name] = changes
+        // In place: a burst of writes appends without copying what was gathered.
+        triggerChanges[name, default: TriggerChanges(due: due)].batches.append(batch)
     }
 
     /// A run that reads everything: at start or when a reload added triggers (`seen` nil: no

@@ -104,7 +104,10 @@ package actor SchedulerDaemon: Service {
         }
     }
 
+    /// What the daemon does, in order (see ``SchedulerEvent``); at most ``unreadEventsKept``
+    /// wait for a reader.
     package nonisolated let events: AsyncStream<SchedulerEvent>
+    static let unreadEventsKept = 4096
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
     nonisolated let clock: any SchedulerClock
@@ -191,7 +194,9 @@ package actor SchedulerDaemon: Service {
         self.logger = logger
         self.metrics = metrics
         self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))"
-        (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .unbounded)
+        // Read by tests (and anyone watching); nobody reads them in `hearth daemon`, so only the
+        // newest are kept, not one per write since the start.
+        (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .bufferingNewest(Self.unreadEventsKept))
     }
 
     /// The enabled jobs and their parsed schedules; a bad schedule is a ``ConfigError``.
