@@ -459,3 +459,65 @@ struct SchedulerDaemonTriggerTests {
         #expect(log.of("settle").map(\.changes) == [nil, nil])
     }
 }
+
+extension SchedulerDaemonTriggerTests {
+    @Test func twoDaemonsOnOneStoreStartOneRunForOneWrite() async throws {
+        let clock = ManualSchedulerClock(Self.t0)
+        let log = TriggerJobs.Log()
+        let store = try InMemoryStore()
+        let jobs = [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)]
+        let first = try TriggerHarness(clock: clock, store: store, jobs: jobs, toml: Self.toml)
+        let second = try TriggerHarness(clock: clock, store: store, jobs: jobs, toml: Self.toml)
+        // Each runs once at start: a run that reads everything always runs.
+        try await Self.startUpRuns(first, ["settle"])
+        try await Self.startUpRuns(second, ["settle"])
+
+        try store.write("transactions/g1", "{}")
+        try await first.events.next { $0 == .changesSeen(job: "settle", count: 1, chain: 0) }
+        try await second.events.next { $0 == .changesSeen(job: "settle", count: 1, chain: 0) }
+        clock.advance(by: 0.02)
+        var outcomes: [SchedulerEvent] = []
+        for h in [first, second] {
+            try await h.events.next { $0 == .triggered(job: "settle", paths: ["transactions/g1"], count: 1) }
+            outcomes.append(try await h.events.next { e in
+                e == .changesClaimedElsewhere(job: "settle") || Self.isFinished(e, "settle")
+            })
+        }
+        try await first.stop()
+        try await second.stop()
+        #expect(outcomes.filter { $0 == .changesClaimedElsewhere(job: "settle") }.count == 1)
+        #expect(outcomes.contains(.finished(job: "settle", logicalTime: Self.after(0.02), trigger: .write, attempt: 1, status: .succeeded)))
+        #expect(log.of("settle").map(\.changes) == [nil, nil, Self.changes("transactions/g1")])
+        #expect(try store.runRecords(job: "settle", status: nil, limit: nil).count == 3)
+    }
+}
+
+extension SchedulerDaemonTriggerTests {
+    @Test func aSlotThatComesWhileATriggeredRunRunsFollowsTheOverlapPolicy() async throws {
+        let clock = ManualSchedulerClock(Self.t0)
+        let log = TriggerJobs.Log()
+        let (gate, running) = (Gate(), Gate())
+        let noon = SchedulerDaemonTests.at("2026-11-18T12:00:00Z")
+        let h = try TriggerHarness(
+            clock: clock,
+            jobs: [
+                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log) { ctx in
+                    guard ctx.changes != nil else { return }
+                    await running.open()
+                    await gate.wait()
+                }
+            ], toml: Self.toml + "[jobs.settle]\nschedule = \"0 12 * * *\"\n")
+        try await h.events.next { Self.isFinished($0, "settle") }
+        try await h.events.sleeping(until: noon)
+        try h.store.write("transactions/g1", "{}")
+        try await h.events.next { $0 == .changesSeen(job: "settle", count: 1, chain: 0) }
+        clock.advance(by: 0.02)
+        await running.wait()
+        clock.advance(to: noon)
+        try await h.events.next { $0 == .skipped(job: "settle", logicalTime: noon, status: .skippedOverlap) }
+        await gate.open()
+        try await h.events.next { $0 == .finished(job: "settle", logicalTime: Self.after(0.02), trigger: .write, attempt: 1, status: .succeeded) }
+        try await h.stop()
+        #expect(try h.records("settle").map(\.status) == [.succeeded, .succeeded, .skippedOverlap])
+    }
+}

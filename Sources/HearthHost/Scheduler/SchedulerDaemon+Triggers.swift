@@ -110,6 +110,7 @@ extension SchedulerDaemon {
         if wanted == watchedCollections {
             // Supersedes a feed still being opened for an earlier configuration.
             changeFeedGeneration += 1
+            awaitingChangeFeed.removeAll()
             guard changeFeedTask != nil else { return }
             let now = clock.now()
             for name in gained { gatherEverything(name, seen: nil, due: now) }
@@ -121,7 +122,7 @@ extension SchedulerDaemon {
 
     /// Opens the store's change feed for `collections` (none: only closes the current one) and
     /// reads it in a task that hands each event to the daemon; then the jobs in
-    /// ``awaitingChangeFeed`` read everything once.
+    /// ``awaitingChangeFeed`` read everything once. When opening fails, the current feed stays.
     func openChangeFeed(_ collections: Set<String>) async {
         changeFeedGeneration += 1
         let generation = changeFeedGeneration
@@ -141,12 +142,17 @@ extension SchedulerDaemon {
             if let stream { Self.close(stream) }
             return
         }
+        if failed {
+            // The current feed, if any, stays: a reload tries again.
+            awaitingChangeFeed.removeAll()
+            return
+        }
         changeFeedTask?.cancel()
         changeFeedTask = nil
         watchedCollections = []
         guard let stream else {
             awaitingChangeFeed.removeAll()
-            if !collections.isEmpty, !failed, !noChangeFeedLogged {
+            if !collections.isEmpty, !noChangeFeedLogged {
                 noChangeFeedLogged = true
                 logger.notice("the store has no change feed: writes do not start runs, only the schedule does", metadata: ["store": "\(data.location)"])
             }

@@ -6,6 +6,7 @@ import Musl
 import Foundation
 package import Logging
 import ServiceLifecycle
+import Synchronization
 import HearthKit
 package import HearthStore
 package import HearthSchedule
@@ -108,6 +109,8 @@ package actor SchedulerDaemon: Service {
     /// wait for a reader.
     package nonisolated let events: AsyncStream<SchedulerEvent>
     static let unreadEventsKept = 4096
+    /// Daemons made by this process.
+    private static let made = Atomic(0)
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
     nonisolated let clock: any SchedulerClock
@@ -193,7 +196,9 @@ package actor SchedulerDaemon: Service {
         self.options = options
         self.logger = logger
         self.metrics = metrics
-        self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))"
+        // Unique even for daemons of one process made in the same millisecond (tests).
+        let made = Self.made.add(1, ordering: .relaxed).newValue
+        self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))\(made > 1 ? " daemon=\(made)" : "")"
         // Read by tests (and anyone watching); nobody reads them in `hearth daemon`, so only the
         // newest are kept, not one per write since the start.
         (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .bufferingNewest(Self.unreadEventsKept))
