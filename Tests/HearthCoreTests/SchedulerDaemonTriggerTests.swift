@@ -521,3 +521,21 @@ extension SchedulerDaemonTriggerTests {
         #expect(try h.records("settle").map(\.status) == [.succeeded, .succeeded, .skippedOverlap])
     }
 }
+
+extension SchedulerDaemonTriggerTests {
+    @Test func jitterDoesNotDelayATriggeredRun() async throws {
+        let clock = ManualSchedulerClock(Self.t0)
+        let log = TriggerJobs.Log()
+        let h = try TriggerHarness(
+            clock: clock, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)],
+            toml: "[defaults]\nretries = 0\njitter = \"10m\"\n")
+        try await Self.startUpRuns(h, ["settle"])
+        try h.store.write("transactions/g1", "{}")
+        try await h.events.next { $0 == .changesSeen(job: "settle", count: 1, chain: 0) }
+        clock.advance(by: 0.02)
+        try await h.events.next { $0 == .finished(job: "settle", logicalTime: Self.after(0.02), trigger: .write, attempt: 1, status: .succeeded) }
+        try await h.stop()
+        #expect(!h.events.all.contains { if case .delayed = $0 { true } else { false } })
+        #expect(try h.records("settle").map(\.start) == [Self.t0, Self.after(0.02)])
+    }
+}
