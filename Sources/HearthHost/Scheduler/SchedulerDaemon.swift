@@ -163,7 +163,7 @@ package actor SchedulerDaemon: Service {
     var watchedCollections: Set<String> = []
     var changeFeedGeneration = 0
     /// Jobs that read everything once the feed being opened is open (at start, after a reload
-    /// that added triggers).
+    /// that changed the watched collections).
     var awaitingChangeFeed: Set<String> = []
     /// Whether "the store has no change feed" was logged.
     var noChangeFeedLogged = false
