@@ -16,7 +16,32 @@ extension InMemoryStore {
         var continuation: AsyncStream<ChangeFeedEvent>.Continuation
     }
 
+    /// What ``changeFeed(collections:)`` does: for tests of a daemon on a store without a change
+    /// feed, or whose watch cannot be set up.
+    package enum ChangeFeedSupport: Sendable {
+        case available
+        /// Returns nil, as a backend without a change feed does.
+        case none
+        /// Throws an error with this message.
+        case failing(String)
+    }
+
+    /// A store's change feed refused to start (``ChangeFeedSupport/failing(_:)``).
+    package struct ChangeFeedFailure: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    package var changeFeedSupport: ChangeFeedSupport {
+        get { state.withLock { $0.changeFeedSupport } }
+        set { state.withLock { $0.changeFeedSupport = newValue } }
+    }
+
     package func changeFeed(collections: Set<String>) throws -> AsyncStream<ChangeFeedEvent>? {
+        switch changeFeedSupport {
+        case .available: break
+        case .none: return nil
+        case .failing(let message): throw ChangeFeedFailure(description: message)
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeFeedEvent.self, bufferingPolicy: .unbounded)
         let id = state.withLock { s in
             s.nextFeed += 1

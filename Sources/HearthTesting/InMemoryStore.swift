@@ -52,6 +52,7 @@ public final class InMemoryStore: Sendable {
         var nextFeed = 0
         var sequence: Int64 = 0
         var claimedChanges: [String: [Int64: String]] = [:]
+        var changeFeedSupport = ChangeFeedSupport.available
 
         mutating func put(_ path: DocumentPath, _ bytes: [UInt8]) {
             writes += 1

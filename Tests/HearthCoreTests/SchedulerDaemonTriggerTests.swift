@@ -539,3 +539,57 @@ extension SchedulerDaemonTriggerTests {
         #expect(try h.records("settle").map(\.start) == [Self.t0, Self.after(0.02)])
     }
 }
+
+extension SchedulerDaemonTriggerTests {
+    @Test func onAStoreWithoutAChangeFeedOnlyTheScheduleRunsAndTheDaemonSaysSoOnce() async throws {
+        let clock = ManualSchedulerClock(Self.t0)
+        let log = TriggerJobs.Log()
+        let store = try InMemoryStore()
+        store.changeFeedSupport = .none
+        let withTriage = Locked(false)
+        let h = try TriggerHarness(
+            clock: clock, store: store,
+            jobs: [
+                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log),
+                TriggerJobs.job("triage", reads: ["reports"], triggers: ["reports"], log: log),
+            ], toml: Self.toml + "[jobs.triage]\ntriggers = []\n",
+            reloadSource: { Self.toml + (withTriage.value ? "" : "[jobs.triage]\ntriggers = []\n") })
+        try await h.events.sleeping(until: Self.midnight)
+        try store.write("transactions/g1", "{}")
+        // A reload that changes the collections asks again: still none, not logged again.
+        withTriage.value = true
+        await h.daemon.reload()
+        try await h.events.next { $0 == .reloaded }
+        try await h.events.sleeping(until: Self.midnight)
+        try await h.stop()
+        #expect(log.all.isEmpty)
+        #expect(Self.triggeredCount(h, "settle") == 0)
+        #expect(h.log.all.filter { $0.hasPrefix("notice the store has no change feed: writes do not start runs, only the schedule does") }.count == 1)
+    }
+
+    @Test func aFeedThatCannotBeOpenedIsLoggedAndAReloadTriesAgain() async throws {
+        let clock = ManualSchedulerClock(Self.t0)
+        let log = TriggerJobs.Log()
+        let store = try InMemoryStore()
+        store.changeFeedSupport = .failing("inotify_add_watch: no space left on device (raise fs.inotify.max_user_watches)")
+        let h = try TriggerHarness(
+            clock: clock, store: store, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)],
+            toml: Self.toml, reloadSource: { Self.toml })
+        try await h.events.sleeping(until: Self.midnight)
+        #expect(h.log.all.contains { $0.hasPrefix("error cannot watch for writes; only the schedule starts runs: inotify_add_watch: no space left on device") })
+        #expect(log.all.isEmpty)
+
+        store.changeFeedSupport = .available
+        await h.daemon.reload()
+        // Now watched: the job reads everything once, then writes start it.
+        try await h.events.next { $0 == .triggered(job: "settle", paths: nil, count: 0) }
+        try await h.events.next { Self.isFinished($0, "settle") }
+        try store.write("transactions/g1", "{}")
+        try await h.events.next { $0 == .changesSeen(job: "settle", count: 1, chain: 0) }
+        clock.advance(by: 0.02)
+        try await h.events.next { $0 == .triggered(job: "settle", paths: ["transactions/g1"], count: 1) }
+        try await h.events.next { Self.isFinished($0, "settle") }
+        try await h.stop()
+        #expect(log.of("settle").map(\.changes) == [nil, Self.changes("transactions/g1")])
+    }
+}
