@@ -75,7 +75,8 @@ public final class InMemoryStore: Sendable {
     }
 
     /// Writes `json` (any formatting, kept as it is) at `path` (`users/u1`), as a file dropped
-    /// into a data directory would be: no version check, nothing else changes.
+    /// into a data directory would be: no version check, nothing else changes. Open change feeds
+    /// are told, as of an app's write.
     public func write(_ path: String, _ json: String) throws {
         let p = try DocumentPath(parsing: path)
         state.withLock { s in
@@ -84,7 +85,7 @@ public final class InMemoryStore: Sendable {
         }
     }
 
-    /// Removes the document at `path`, if any.
+    /// Removes the document at `path`, if any (open change feeds are told when there was one).
     public func remove(_ path: String) throws {
         let p = try DocumentPath(parsing: path)
         state.withLock { s in
