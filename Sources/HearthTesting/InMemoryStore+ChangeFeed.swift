@@ -2,8 +2,8 @@ import HearthKit
 package import HearthStore
 import Synchronization
 
-/// The in-memory store's change feed (docs/triggers.md#the-change-feed): each write is
-/// announced, as it happens and in order, to every open feed that watches its top-level
+/// The in-memory store's change feed (``StorageBackend/changeFeed(collections:)``): each write
+/// is announced, as it happens and in order, to every open feed that watches its top-level
 /// collection, one ``ChangeBatch`` per collection a write touches. A ``write(_:_:)`` or
 /// ``remove(_:)`` is an app's write (no writer, chain 0); a commit is its job's, with the run's
 /// chain. Every batch has a ``ChangeBatch/sequence``, and ``claimChanges(job:sequences:holder:)``

@@ -48,7 +48,7 @@ extension SchedulerDaemon {
     /// was just paused (`why` "paused") or of every job when the daemon stops (`why`
     /// "stopping"); a running attempt finishes.
     func dropWaitingRuns(_ name: String, why: String = "paused") {
-        // Writes gathered for a triggered run: the schedule picks them up (docs/triggers.md#paused-jobs).
+        // Writes gathered for a triggered run: the schedule picks them up (docs/triggers.md#what-the-daemon-does-with-writes).
         triggerChanges[name] = nil
         guard var j = jobs[name] else { return }
         var dropped = j.queue.count
