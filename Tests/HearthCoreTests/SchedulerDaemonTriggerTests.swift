@@ -37,10 +37,12 @@ struct SchedulerDaemonTriggerTests {
     }
 
     /// Waits for the run each job with triggers makes at start (reading everything), and for the
-    /// daemon to sleep until the next slot afterwards.
+    /// daemon to sleep until the next slot afterwards. The first wait allows a minute: when the
+    /// whole HearthCoreTests target runs at once, the process makes no progress for half a
+    /// minute at its start (every scheduler suite's first event then comes late).
     static func startUpRuns(_ h: TriggerHarness, _ jobs: Set<String>) async throws {
-        for _ in jobs {
-            try await h.events.next { if case .finished(let job, _, .write, 1, .succeeded) = $0 { jobs.contains(job) } else { false } }
+        for (i, _) in jobs.enumerated() {
+            try await h.events.next(timeout: .seconds(i == 0 ? 60 : 10)) { if case .finished(let job, _, .write, 1, .succeeded) = $0 { jobs.contains(job) } else { false } }
         }
         try await h.events.sleeping(until: midnight)
     }
@@ -52,7 +54,7 @@ struct SchedulerDaemonTriggerTests {
         let log = TriggerJobs.Log()
         let h = try TriggerHarness(
             clock: clock, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)], toml: Self.toml)
-        try await h.events.next { $0 == .triggered(job: "settle", paths: nil, count: 0) }
+        try await h.events.next(timeout: .seconds(60)) { $0 == .triggered(job: "settle", paths: nil, count: 0) }
         try await Self.startUpRuns(h, ["settle"])
 
         try h.store.write("transactions/g1", #"{"status": "pending"}"#)
@@ -507,7 +509,7 @@ extension SchedulerDaemonTriggerTests {
                     await gate.wait()
                 }
             ], toml: Self.toml + "[jobs.settle]\nschedule = \"0 12 * * *\"\n")
-        try await h.events.next { Self.isFinished($0, "settle") }
+        try await h.events.next(timeout: .seconds(60)) { Self.isFinished($0, "settle") }
         try await h.events.sleeping(until: noon)
         try h.store.write("transactions/g1", "{}")
         try await h.events.next { $0 == .changesSeen(job: "settle", count: 1, chain: 0) }
@@ -554,7 +556,7 @@ extension SchedulerDaemonTriggerTests {
                 TriggerJobs.job("triage", reads: ["reports"], triggers: ["reports"], log: log),
             ], toml: Self.toml + "[jobs.triage]\ntriggers = []\n",
             reloadSource: { Self.toml + (withTriage.value ? "" : "[jobs.triage]\ntriggers = []\n") })
-        try await h.events.sleeping(until: Self.midnight)
+        try await h.events.next(timeout: .seconds(60)) { $0 == .sleeping(until: Self.midnight) }
         try store.write("transactions/g1", "{}")
         // A reload that changes the collections asks again: still none, not logged again.
         withTriage.value = true
@@ -575,7 +577,7 @@ extension SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock, store: store, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)],
             toml: Self.toml, reloadSource: { Self.toml })
-        try await h.events.sleeping(until: Self.midnight)
+        try await h.events.next(timeout: .seconds(60)) { $0 == .sleeping(until: Self.midnight) }
         #expect(h.log.all.contains { $0.hasPrefix("error cannot watch for writes; only the schedule starts runs: inotify_add_watch: no space left on device") })
         #expect(log.all.isEmpty)
 

@@ -129,10 +129,7 @@ extension SchedulerDaemon {
         var stream: AsyncStream<ChangeFeedEvent>?
         var failed = false
         if !collections.isEmpty {
-            let data = self.data
-            do {
-                stream = try await BlockingIO.run { () throws(any Error) in try data.changeFeed(collections: collections) }
-            } catch {
+            do { stream = try await Self.openFeed(data, collections) } catch {
                 logger.error("cannot watch for writes; only the schedule starts runs: \(error)", metadata: ["collections": "\(collections.sorted().joined(separator: ", "))"])
                 failed = true
             }
@@ -170,6 +167,15 @@ extension SchedulerDaemon {
         for name in awaitingChangeFeed.sorted() where active[name] != nil { gatherEverything(name, seen: nil, due: now) }
         awaitingChangeFeed.removeAll()
         nudge()
+    }
+
+    /// Opens the feed on a thread of its own: setting up a watch may take a while (a data
+    /// directory's folders), and must neither hold the daemon's actor nor wait behind the
+    /// blocking I/O of runs and deliveries.
+    nonisolated static func openFeed(_ data: any StorageBackend, _ collections: Set<String>) async throws -> AsyncStream<ChangeFeedEvent>? {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try data.changeFeed(collections: collections) }) }.start()
+        }
     }
 
     /// Stops reading a feed nobody will read (its watch ends).
