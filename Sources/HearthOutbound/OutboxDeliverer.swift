@@ -102,7 +102,9 @@ package struct OutboxDeliverer: Sendable {
         self.environment = environment
         self.logger = logger
         self.clock = clock
-        self.remover = PushTokenRemover(store: self.store, lockTimeout: options.lockTimeout)
+        let builtIn = PushProviders.builtIn.tokenFields
+        let fields = builtIn + (pushProvider?.kind.tokenFields ?? []).filter { !builtIn.contains($0) }
+        self.remover = PushTokenRemover(store: self.store, lockTimeout: options.lockTimeout, fields: fields)
     }
 
     // MARK: One message
