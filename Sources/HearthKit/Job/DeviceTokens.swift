@@ -4,7 +4,7 @@
 ///
 /// - The fields read are the provider kind's (``PushProviderKind/tokenFields``), in order:
 ///   `provider = "fcm"` (and `"none"`, whose plans show what FCM would get): the `fcmTokens`
-///   array, then the legacy single `fcmToken`; `"apns"`: `apnsTokens`; `"webhook"`: all of them.
+///   array, then the legacy single `fcmToken`; `"apns"`: `apnsTokens`; `"webhook"`: the fields of both.
 /// - Empty strings and repeats are dropped. Token fields are read leniently, as the outbox
 ///   deliverer reads them: a field of the wrong type, or a non-string entry, is left out and
 ///   named in ``problems`` — it never makes the user document invalid input (other jobs rewrite
