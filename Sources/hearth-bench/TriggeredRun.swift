@@ -30,6 +30,9 @@ extension HearthBench {
         @Option(name: .customLong("watch"), help: "A collection to treat as watched by a change feed; repeat it.")
         var watch: [String] = []
 
+        @Flag(help: "Run it as a scheduled run is (told nothing: it reads everything), for comparison.")
+        var full = false
+
         @Option(help: "How many runs, one after the other.")
         var runs = 1
 
@@ -47,10 +50,12 @@ extension HearthBench {
                 for c in watch { data.fieldIndexes.watching(c, true) }
                 let runner = Runner(config: loaded, data: data, registry: JobCatalog.registry, logger: Logger(label: "hearth-bench"))
                 for i in 1...max(1, runs) {
-                    var options = RunOptions(trigger: .write, logicalTime: at, startTime: at)
-                    options.changes = ChangedDocuments(paths)
-                    options.triggerPaths = changed
-                    options.triggerPathCount = changed.count
+                    var options = RunOptions(trigger: full ? .cli : .write, logicalTime: at, startTime: at)
+                    if !full {
+                        options.changes = ChangedDocuments(paths)
+                        options.triggerPaths = changed
+                        options.triggerPathCount = changed.count
+                    }
                     let cpu0 = Self.cpuSeconds()
                     let wall0 = ContinuousClock.now
                     let outcome = try await runner.run(job, options: options)
