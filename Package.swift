@@ -124,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", log,
+                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "Jobs", log,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth-bench",

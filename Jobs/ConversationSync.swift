@@ -79,8 +79,15 @@ public struct ConversationSync: Job {
         let T = context.logicalTime
         let oldest = T.addingTimeInterval(-maxAge)
 
-        let conversations = try await context.decode("conversations") { d throws(FieldError) -> Conversation? in
+        // A run started by writes reads only the conversations they touch, and their messages.
+        let scope = try await touched(context)
+        let conversation: @Sendable (Document) throws(FieldError) -> Conversation? = { d throws(FieldError) -> Conversation? in
             Conversation(document: d, members: Self.members(of: d))
+        }
+        let conversations = if let scope {
+            try await context.decode(scope.conversations.sorted().map { DocumentPath(unchecked: ["conversations", $0]) }, conversation)
+        } else {
+            try await context.decode("conversations", conversation)
         }
         let memberless = conversations.filter { $0.members == nil }.count
         if memberless > 0 {
@@ -88,7 +95,7 @@ public struct ConversationSync: Job {
         }
         let withMembers = Set(conversations.lazy.filter { $0.members != nil }.map(\.document.id))
 
-        let reads = try await context.decode("messages") { d throws(FieldError) -> Read? in
+        let message: @Sendable (Document) throws(FieldError) -> Read? = { d throws(FieldError) -> Read? in
             guard let conversationID = d["conversationId"]?.stringValue, withMembers.contains(conversationID),
                 let senderID = d["senderId"]?.stringValue, let time = Self.time(of: d)
             else { return .skipped }
@@ -101,8 +108,13 @@ public struct ConversationSync: Job {
             if pending, type != "system", time >= oldest, time <= T { m.toDeliver = d }
             return .counted(m)
         }
+        let reads = if let scope {
+            try await context.decode("messages", filter: ScanFilter([.oneOf(field: "conversationId", values: scope.conversations)]), message)
+        } else {
+            try await context.decode("messages", message)
+        }
         var byConversation: [String: [Message]] = [:]
-        var skipped = 0
+        var skipped = scope?.unattached ?? 0
         for r in reads {
             switch r {
             case .counted(let m): byConversation[m.conversationID, default: []].append(m)
@@ -154,6 +166,29 @@ public struct ConversationSync: Job {
                     data: [("type", "message"), ("conversationId", m.conversationID), ("messageId", m.id)], badge: nil))
             }
         }
+    }
+
+    /// What a run started by writes reads: the conversations written, and those the written
+    /// messages name; `unattached`: the written messages whose `conversationId` is not a string
+    /// (skipped, as a full run skips them).
+    struct Scope {
+        var conversations: Set<String>
+        var unattached: Int
+    }
+
+    /// The conversations the writes of a triggered run touch (docs/jobs/conversation-sync.md#triggered-runs);
+    /// nil when the run must read everything: it was not started by writes, or a written message
+    /// is gone or unreadable (which conversation it counted for is not known any more).
+    func touched(_ context: JobContext) async throws -> Scope? {
+        guard let changes = context.changes else { return nil }
+        let written = changes.paths(in: "messages").filter { $0.collection == "messages" }
+        let named = try await context.decode(written) { d throws(FieldError) -> String? in d["conversationId"]?.stringValue ?? "" }
+        if named.count < written.count { return nil }
+        var scope = Scope(conversations: Set(changes.paths(in: "conversations").filter { $0.collection == "conversations" }.map(\.id)), unattached: 0)
+        for id in named {
+            if id.isEmpty || !DocumentPath.isValid(name: id) { scope.unattached += 1 } else { scope.conversations.insert(id) }
+        }
+        return scope
     }
 
     /// The first of `participantIds`, `participants` that is a list of strings, each member once.

@@ -74,7 +74,7 @@ public struct FriendNotify: Job {
             return at >= oldest && at <= T
         }
         // Friendships are the app's; read leniently (a malformed one is skipped, never invalid).
-        let fresh = try await context.decode("friendships") { d throws(FieldError) -> Candidate? in
+        let candidate: @Sendable (Document) throws(FieldError) -> Candidate? = { d throws(FieldError) -> Candidate? in
             guard let a = d["userId1"]?.stringValue, let b = d["userId2"]?.stringValue, let by = d["initiatedBy"]?.stringValue,
                 a != b, by == a || by == b, DocumentPath.isValid(name: a), DocumentPath.isValid(name: b)
             else { return nil }
@@ -88,13 +88,30 @@ public struct FriendNotify: Job {
                 return nil
             }
         }
+        // A run started by writes reads only the friendships written, and of the notifications
+        // only those it needs (docs/jobs/friend-notify.md#triggered-runs).
+        let triggered = context.changes != nil
+        let fresh = if let changes = context.changes {
+            try await context.decode(changes.paths(in: "friendships").filter { $0.collection == "friendships" }, candidate)
+        } else {
+            try await context.decode("friendships", candidate)
+        }
         guard !fresh.isEmpty else { return }
 
         // A candidate whose notification is already at its id is done (the steady state of a job
         // that runs every minute): only the others need the users and the scan of every
         // notification for one of the same type, user and related user. Of the listing, only the
         // ids a candidate can have (`friend-…`) are kept.
-        let existing = Set(try context.store.documentIDs(in: "notifications").filter { $0.hasPrefix("friend-") })
+        let existing = if triggered {
+            // A few candidates: whether a file is at each one's id, as the listing would say.
+            Set(fresh.map(\.notificationID).filter { id in
+                guard let path = try? DocumentPath("notifications", id) else { return false }
+                if case .missing = context.store.read(path) { return false }
+                return true
+            })
+        } else {
+            Set(try context.store.documentIDs(in: "notifications").filter { $0.hasPrefix("friend-") })
+        }
         let candidates = fresh.filter { !existing.contains($0.notificationID) }
         guard !candidates.isEmpty else { return }
 
@@ -115,12 +132,19 @@ public struct FriendNotify: Job {
 
         // What the apps (or earlier runs) already wrote, read leniently: notifications are not
         // this job's to judge.
-        let notified = Set(try await context.decode("notifications") { d throws(FieldError) -> Key? in
+        let key: @Sendable (Document) throws(FieldError) -> Key? = { d throws(FieldError) -> Key? in
             guard let type = d["type"]?.stringValue, type == Self.requestType || type == Self.acceptedType,
                 let u = d["userId"]?.stringValue, let r = d["relatedUserId"]?.stringValue
             else { return nil }
             return Key(type: type, userID: u, relatedUserID: r)
-        })
+        }
+        // Only a notification to a candidate's recipient can match: a triggered run reads those
+        // (a store search on `userId`), others read every notification.
+        let notified = if triggered {
+            Set(try await context.decode("notifications", filter: ScanFilter([.oneOf(field: "userId", values: Set(ready.map(\.recipient)))]), key))
+        } else {
+            Set(try await context.decode("notifications", key))
+        }
 
         let now = Timestamp.json(context.startTime)
         for c in ready {

@@ -21,6 +21,9 @@ public import HearthKit
 /// Only the users that pending gifts name are read (not the whole collection), and of
 /// `transactions` only the files that changed since the last run turned them down, so the job
 /// that runs every minute costs a listing and a `stat` of `transactions` plus its pending gifts.
+/// A run started by writes (``JobContext/changes``) reads only the transactions written, the
+/// users and notifications their gifts name and, with `requireFriendship`, those users'
+/// friendships (docs/jobs/gift-settle.md#triggered-runs).
 public struct GiftSettle: Job {
     static let expireAfterParameter = Parameter.duration(
         "expireAfter", default: .seconds(7 * 86_400), help: "a pending gift created longer than this before T fails as expired")
@@ -159,8 +162,17 @@ public struct GiftSettle: Job {
         // so the transactions turned down once are not read again while unchanged
         // (docs/storage/reject-memos.md): the every-minute run stats them instead, and on
         // PostgreSQL the filter is a `WHERE` on the stored document.
-        var gifts = try await context.decode("transactions", memo: Self.pendingGiftsMemo, filter: Self.pendingGifts) { d throws(FieldError) -> Gift? in
-            Gift(d)
+        var gifts: [Gift]
+        if let changes = context.changes {
+            // Started by writes: only the transactions written since the last run took its
+            // changes, by path; the same filter keeps the pending gifts among them. A pending
+            // gift not among them waits for a run that reads everything (docs/jobs/gift-settle.md#triggered-runs).
+            let written = changes.paths(in: "transactions").filter { $0.collection == "transactions" }
+            gifts = try await context.decode(written) { d throws(FieldError) -> Gift? in Self.pendingGifts.matches(d) ? Gift(d) : nil }
+        } else {
+            gifts = try await context.decode("transactions", memo: Self.pendingGiftsMemo, filter: Self.pendingGifts) { d throws(FieldError) -> Gift? in
+                Gift(d)
+            }
         }
         guard !gifts.isEmpty else { return }
         gifts.sort(by: Gift.ordered)
@@ -185,11 +197,18 @@ public struct GiftSettle: Job {
 
         var friends = Set<Pair>()
         if requireFriendship {
-            let pairs = try await context.decode("friendships") { d throws(FieldError) -> Pair? in
+            let accepted: @Sendable (Document) throws(FieldError) -> Pair? = { d throws(FieldError) -> Pair? in
                 guard try d.string("status") == "accepted", let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
                 return Pair(a, b)
             }
-            friends = Set(pairs)
+            if context.changes != nil {
+                // A triggered run's few gifts: the friendships whose `userId1` is a user they
+                // name (each pair of them is found whichever of the two is `userId1`), by a
+                // store search where there is one, not the whole collection.
+                friends = Set(try await context.decode("friendships", filter: ScanFilter([.oneOf(field: "userId1", values: named)]), accepted))
+            } else {
+                friends = Set(try await context.decode("friendships", accepted))
+            }
         }
 
         let oldest = T.addingTimeInterval(-expireAfter)

@@ -145,8 +145,7 @@ package final class PostgresDocuments: DocumentStore {
     /// (docs/storage/reject-memos.md#filters).
     package func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int? {
         try PostgresDocuments.validateCollection(collection)
-        let (condition, parameters) = PostgresDocuments.whereClause(filter, firstParameter: 4)
-        let sql = "SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND (jsonb_typeof(data) <> 'object' OR (\(condition))) ORDER BY id LIMIT $3"
+        let (sql, parameters) = PostgresDocuments.searchStatement(filter)
         let base = collection.split(separator: "/").map(String.init)
         var after = ""   // below every id: ids are 1 to 200 bytes
         var total = 0
@@ -167,6 +166,24 @@ package final class PostgresDocuments: DocumentStore {
 
     static let searchPage = 4096
 
+    /// The statement of one page of ``search(_:matching:_:)``: `$1` the collection, `$2` the
+    /// last id of the page before, `$3` the page size, the filter's values from `$4`.
+    ///
+    /// A filter with a `.oneOf` picks a few rows by a field that may have an index
+    /// (docs/storage/field-indexes.md): its rows and the non-objects are two branches of a
+    /// `UNION ALL`, each able to use its own index (the partial indexes of migration 4); with the
+    /// two as one `OR`, the planner walks the collection's primary key. Other filters keep most
+    /// of a collection's rows, so one walk of the primary key is what they need.
+    package static func searchStatement(_ filter: ScanFilter) -> (sql: String, parameters: [String]) {
+        let (condition, parameters) = whereClause(filter, firstParameter: 4)
+        if filter.oneOf != nil {
+            return ("SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND \(condition) "
+                + "UNION ALL SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND jsonb_typeof(data) <> 'object' "
+                + "ORDER BY id LIMIT $3", parameters)
+        }
+        return ("SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND (jsonb_typeof(data) <> 'object' OR (\(condition))) ORDER BY id LIMIT $3", parameters)
+    }
+
     /// `filter` as SQL over the `data` column, its values as parameters from `$firstParameter`.
     static func whereClause(_ filter: ScanFilter, firstParameter: Int) -> (sql: String, parameters: [String]) {
         var parts: [String] = []
@@ -181,6 +198,12 @@ package final class PostgresDocuments: DocumentStore {
             case .absentOrNull(let field):
                 parts.append("coalesce(data -> $\(n)::text, 'null'::jsonb) = 'null'::jsonb")
                 parameters.append(field)
+            case .oneOf(let field, let values):
+                // `->>` gives the text of a number too: the type check keeps strings only. The
+                // `->>` comparison is what the field indexes of migration 4 index (the statement
+                // is planned with its parameters' values, so `$n` is the field's name then).
+                parts.append("(data ->> $\(n)::text = ANY($\(n + 1)::text[]) AND jsonb_typeof(data -> $\(n)::text) = 'string')")
+                parameters += [field, PostgresDocuments.textArray(values.sorted())]
             }
         }
         return (parts.isEmpty ? "true" : parts.joined(separator: " AND "), parameters)

@@ -87,6 +87,18 @@ package enum PostgresSchema {
             CREATE INDEX audit_log_job ON audit_log (job, seq DESC);
             """),
         Migration(version: 4, name: "change feed: NOTIFY per statement on documents, change claims", sql: changeFeedSQL),
+        // The searches of a triggered run (docs/storage/field-indexes.md): a conversation's
+        // messages, the friendships and the notifications of a few users, and the rows every
+        // search returns because they are not JSON objects (none, usually: the index stays
+        // empty; the statistics tell the planner so, else it counts on most rows being
+        // non-objects and walks the table).
+        Migration(version: 5, name: "field indexes: messages by conversationId, friendships by userId1, notifications by userId, non-object documents", sql: """
+            CREATE INDEX documents_messages_conversation ON documents ((data ->> 'conversationId'), id) WHERE collection = 'messages';
+            CREATE INDEX documents_friendships_user1 ON documents ((data ->> 'userId1'), id) WHERE collection = 'friendships';
+            CREATE INDEX documents_notifications_user ON documents ((data ->> 'userId'), id) WHERE collection = 'notifications';
+            CREATE INDEX documents_not_objects ON documents (collection, id) WHERE jsonb_typeof(data) <> 'object';
+            CREATE STATISTICS documents_json_types ON (jsonb_typeof(data)) FROM documents;
+            """),
     ]
 
     /// Migration 4, the change feed (docs/triggers.md#the-change-feed--postgresql): after every

@@ -7,8 +7,8 @@ import Foundation
 struct HearthBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-bench",
-        abstract: "Benchmarks for Hearth: the read and write floors of a data directory, the push provider alone, a command job's compiled-in twin.",
-        subcommands: [ReadFloor.self, WriteFloor.self, BenchPush.self, RunTwin.self]
+        abstract: "Benchmarks for Hearth: the read and write floors of a data directory, the push provider alone, a command job's compiled-in twin, a run started by writes.",
+        subcommands: [ReadFloor.self, WriteFloor.self, BenchPush.self, RunTwin.self, TriggeredRun.self]
     )
 
     /// Reports `error` on stderr and exits 1.

@@ -143,6 +143,25 @@ public final class JobContext: Sendable {
         return result
     }
 
+    /// The documents of `collection` that meet `filter`, each turned into a `T` (nil: not
+    /// wanted), in id order: for a few documents of a large collection picked by a field (the
+    /// messages of the conversations a triggered run touches: `.oneOf(field: "conversationId",
+    /// values: …)`). A store that can search reads only those documents, and the ones that are
+    /// not JSON objects (reported as invalid, as a full read reports them): PostgreSQL through
+    /// its indexes, a watched data directory through its field index
+    /// (docs/storage/field-indexes.md). Otherwise the whole collection is read and the transform
+    /// sees only the documents that meet `filter`, so the result is the same on every store. A
+    /// `.oneOf` with no values meets no document: nothing is read. Only the documents read
+    /// count as read.
+    public func decode<T: Sendable>(
+        _ collection: String, filter: ScanFilter, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
+    ) async throws -> [T] {
+        if filter.conditions.contains(where: { if case .oneOf(_, let values) = $0 { values.isEmpty } else { false } }) { return [] }
+        let transform = Self.only(filter, transform)
+        if let found = try await search(collection, filter, transform) { return found }
+        return try await decode(collection, transform)
+    }
+
     /// `transform`, for the documents that meet `filter`; nil for the others.
     private static func only<T>(
         _ filter: ScanFilter, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
