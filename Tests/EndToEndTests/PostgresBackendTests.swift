@@ -48,7 +48,7 @@ struct PostgresBackendTests {
         #expect(first.stdout == "applied migration(s) 1, 2, 3, 4, 5; schema version 5\n")
         let second = try await s.hearth(["migrate"])
         #expect(second.status == 0)
-        #expect(second.stdout == "schema is up to date (version 4)\n")
+        #expect(second.stdout == "schema is up to date (version 5)\n")
     }
 
     /// A database at schema version 1 (before disabled endpoints moved into it) is refused until
