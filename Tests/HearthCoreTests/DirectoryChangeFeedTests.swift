@@ -209,6 +209,40 @@ struct DirectoryChangeFeedTests {
         }
     }
 
+    /// The built `hearth` beside the test bundle (.build/debug).
+    static var hearthBinary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hearth").path
+    }
+
+    @Test func aCommitByHearthRunInAnotherProcessIsAttributedToItsJob() async throws {
+        try await Feed.with(["users"], setUp: { dir in
+            try dir.write("users/alice.json", #"{"name": "Alice", "totalPointsGifted": 150, "giftsGiven": 3}"#)
+            try dir.write("users/bob.json", #"{"name": "Bob", "totalPointsGifted": 50, "giftsGiven": 1}"#)
+        }) { feed in
+            let binary = Self.hearthBinary
+            #expect(FileManager.default.isExecutableFile(atPath: binary), "build first: \(binary)")
+            let root = feed.dir.path
+            let status = try await BlockingIO.run { () throws -> Int32 in
+                let run = Process()
+                run.executableURL = URL(fileURLWithPath: binary)
+                run.arguments = ["run", "leaderboard-rebuild", "--data", root, "--now", "2026-11-18T12:00:00Z", "--param", "periods=alltime", "--log-level", "error"]
+                run.standardOutput = FileHandle.nullDevice
+                try run.run()
+                run.waitUntilExit()
+                return run.terminationStatus
+            }
+            #expect(status == 0)
+            var seen: [DocumentPath] = []
+            while seen.count < 2, let e = await feed.next() {
+                guard case .changed(let b) = e else { Issue.record("unexpected \(e)"); break }
+                #expect(b.collection == "users" && b.writer == "leaderboard-rebuild" && b.chain == 0)
+                seen += b.paths ?? []
+            }
+            #expect(seen.sorted() == (try Self.paths("users/alice", "users/bob")))
+            try await feed.expectOnlySentinel("users/s.json")
+        }
+    }
+
     @Test func symlinksNonJSONFilesAndDotFilesAreNoBatch() async throws {
         try await Feed.with(["transactions"], setUp: { try $0.write("elsewhere.json", "{}"); try $0.folder("transactions") }) { feed in
             #expect(symlink(feed.path("elsewhere.json"), feed.path("transactions/link.json")) == 0)
