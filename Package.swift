@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "CSpawn", path: "Sources/CSpawn"),
         .target(name: "HearthKit", path: "Sources/HearthKit", swiftSettings: upcoming),
         .target(name: "HearthStore", dependencies: ["HearthKit"], path: "Sources/HearthStore", swiftSettings: upcoming),
-        .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ", "CLibPQLoader"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
+        .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ", "CLibPQLoader", "CSpawn"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
         .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl", "CCurlLoader"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
         .target(name: "HearthSchedule", dependencies: ["HearthKit"], path: "Sources/HearthSchedule", swiftSettings: upcoming),
         .target(

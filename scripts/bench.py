@@ -6,6 +6,8 @@
                              [--rounds R] [--fresh] [--modes dry,first,steady]
     scripts/bench.py JOB     [--backend ...] [--users N] [--rounds R]     (one job, e.g. streak-reset)
     scripts/bench.py import  [--users 10000,100000]                       (`hearth data import`)
+    scripts/bench.py feed-cost [--users 10000] [--rounds R] [--jobs a,b]   (the change feed's trigger on PostgreSQL)
+    scripts/bench.py feed-sql  [--rows N] [--rounds R] [--bin HEARTH]   (the same, in SQL: COPY and upserts, function time)
     scripts/bench.py outbox  [--backend ...] [--users N] [--busy] [--rounds R] [--rebuild]
                                                 (outbox deliver after gift-settle --no-deliver)
     scripts/bench.py floors  --job JOB --variant NAME=PATH ... [--first] [--rounds R]
@@ -52,7 +54,7 @@ import collections
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOW = "2026-11-18T12:00:00Z"
 NOW_S = 1795003200  # NOW in Unix seconds
-JOB_COMMANDS = {"jobs", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
+JOB_COMMANDS = {"jobs", "feed-cost", "feed-sql", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
 
 
 def log(message):
@@ -416,6 +418,122 @@ def cmd_import(a):
         print(f"\nload average {load():.1f}")
     finally:
         pg.stop()
+
+
+# MARK: feed-cost
+
+def cmd_feed_cost(a):
+    """What the change feed's triggers (migration 4, docs/triggers.md) add on PostgreSQL: per
+    round, with the triggers on and off (`ALTER TABLE documents DISABLE TRIGGER USER`; the
+    order alternates), a fresh database, `hearth migrate`, a timed `hearth data import` of the
+    seed, then each job's first real run on that database (a big commit). Medians (range)."""
+    bins(a)
+    users = int(a.users.split(",")[0])
+    seed = pristine(a, users, a.busy)
+    jobs = [j for j in a.jobs.split(",") if j]
+    pg = Postgres()
+    figures = collections.defaultdict(list)
+    try:
+        config = os.path.join(a.work, f"pg-feed-{users}.toml")
+        with open(config, "w") as f:
+            f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+        for r in range(a.rounds):
+            for state in (("on", "off") if r % 2 == 0 else ("off", "on")):
+                for step in ["import"] + jobs:
+                    # A fresh import before each job: every job's run is its first.
+                    name = f"hearth_feed_{users}_{state}"
+                    env = dict(os.environ, HEARTH_BENCH_STORE=pg.database(name))
+                    subprocess.run([a.bin, "migrate", "--config", config], check=True, stdout=subprocess.DEVNULL, env=env, cwd=a.work)
+                    if state == "off":
+                        subprocess.run(["psql", pg.url(name), "-qXc", "ALTER TABLE documents DISABLE TRIGGER USER"], check=True)
+                    os.sync()
+                    w, c, m, _ = timed([a.bin, "data", "import", seed, "--config", config], env=env, ok=(0,), cwd=a.work)
+                    if step == "import":
+                        figures[(step, state)].append((w, c, m))
+                        log(f"round {r + 1}, triggers {state}: data import {w:.2f} s")
+                        continue
+                    subprocess.run(["psql", pg.url(name), "-qXc", "VACUUM ANALYZE documents"], check=True)
+                    os.sync()
+                    w, c, m, out = timed([a.bin, "run", step, "--no-deliver", "--now", NOW, "--log-level", "error", "--config", config], env=env, cwd=a.work)
+                    figures[(step, state)].append((w, c, m))
+                    log(f"round {r + 1}, triggers {state}: run {step} {w:.2f} s: {out.strip().splitlines()[-1] if out.strip() else ''}")
+    finally:
+        pg.stop()
+    print(f"`scripts/bench.py feed-cost --users {users} --rounds {a.rounds}{' --jobs ' + a.jobs if jobs else ''}`; load average {load():.1f}\n")
+    print("| step | triggers | wall (s) | hearth's CPU (s) | hearth's peak RSS (MiB) |")
+    print("|---|---|---:|---:|---:|")
+    for step in ["import"] + jobs:
+        for state in ("off", "on"):
+            rows = figures[(step, state)]
+            label = "`data import`" if step == "import" else f"`run {step}` (first)"
+            print(f"| {label} | {state} | {median_range([x[0] for x in rows])} | {median_range([x[1] for x in rows])} | {median_range([x[2] for x in rows], 0)} |")
+
+
+def cmd_feed_sql(a):
+    """The change feed's triggers in SQL alone, no hearth process timed: per round, triggers on
+    and off (alternating), a fresh database (`hearth migrate`), one `COPY` of N `users` rows of
+    ~300 bytes (as `hearth data import` sends), then one transaction of N/500 `INSERT … ON
+    CONFLICT DO UPDATE` of 500 rows rewriting them all (as a commit sends). Wall time of each
+    through psql, and with the triggers on, the trigger function's own time from
+    pg_stat_user_functions (track_functions = pl)."""
+    a.bin = os.path.abspath(a.bin)
+    pg = Postgres()
+    rng = random.Random(7)
+    rows = os.path.join(tempfile.mkdtemp(prefix="hearth-feed-sql-"), "rows.tsv")
+    with open(rows, "w") as f:
+        for i in range(a.rows):
+            doc = '{"name": "user %d", "xp": %d, "level": %d, "friends": ["u%d", "u%d"], "createdAt": "2026-01-01T00:00:00Z", "bio": "%s"}' % (
+                i, rng.randint(0, 99999), rng.randint(1, 50), rng.randint(0, 99999), rng.randint(0, 99999), "x" * 150)
+            f.write(f"users\tu{i:07d}\t{doc}\t{i}\n")
+    upserts = os.path.join(os.path.dirname(rows), "upserts.sql")
+    with open(upserts, "w") as f:
+        f.write("BEGIN;\n")
+        for c in range(0, a.rows, 500):
+            f.write("INSERT INTO documents (collection, id, raw, version) SELECT collection, id, raw || ' ', nextval('document_versions') "
+                    f"FROM documents WHERE collection = 'users' AND id >= 'u{c:07d}' ORDER BY id LIMIT 500 "
+                    "ON CONFLICT (collection, id) DO UPDATE SET raw = excluded.raw, version = excluded.version;\n")
+        f.write("COMMIT;\n")
+    config = os.path.join(os.path.dirname(rows), "pg.toml")
+    with open(config, "w") as f:
+        f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+    figures = collections.defaultdict(list)
+
+    def psql(url, *args, options=""):
+        start = time.monotonic()
+        out = subprocess.run(["psql", url, "-qAtX", "-v", "ON_ERROR_STOP=1"] + list(args), check=True, capture_output=True, text=True,
+                             env=dict(os.environ, PGOPTIONS=options)).stdout
+        return time.monotonic() - start, out
+
+    def function_ms(url):
+        time.sleep(1.5)  # statistics reach the view within a second of the session's end
+        return float(psql(url, "-c", "SELECT coalesce(sum(total_time), 0) FROM pg_stat_user_functions WHERE funcname = 'hearth_notify_documents'")[1] or 0)
+
+    try:
+        for r in range(a.rounds):
+            for state in (("on", "off") if r % 2 == 0 else ("off", "on")):
+                url = pg.database(f"hearth_feed_sql_{state}")
+                subprocess.run([a.bin, "migrate", "--config", config], check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, HEARTH_BENCH_STORE=url))
+                if state == "off":
+                    psql(url, "-c", "ALTER TABLE documents DISABLE TRIGGER USER")
+                w, _ = psql(url, "-c", f"\\copy documents (collection, id, raw, version) FROM '{rows}'", options="-c track_functions=pl")
+                figures[("copy", state)].append(w)
+                copy_ms = function_ms(url) if state == "on" else 0
+                psql(url, "-c", "VACUUM ANALYZE documents")
+                w, _ = psql(url, "-f", upserts, options="-c track_functions=pl")
+                figures[("upsert", state)].append(w)
+                if state == "on":
+                    total = function_ms(url)
+                    figures[("copy", "fn")].append(copy_ms / 1000)
+                    figures[("upsert", "fn")].append((total - copy_ms) / 1000)
+                log(f"round {r + 1}, triggers {state}: copy {figures[('copy', state)][-1]:.2f} s, upserts {figures[('upsert', state)][-1]:.2f} s")
+    finally:
+        pg.stop()
+        shutil.rmtree(os.path.dirname(rows), ignore_errors=True)
+    print(f"`scripts/bench.py feed-sql --rows {a.rows} --rounds {a.rounds}`; load average {load():.1f}\n")
+    print("| step | wall, triggers off (s) | wall, triggers on (s) | the trigger function's time (s) |")
+    print("|---|---:|---:|---:|")
+    for step, label in (("copy", f"one `COPY` of {a.rows:,} rows"), ("upsert", f"{a.rows // 500:,} upserts of 500 rows, one transaction")):
+        print(f"| {label} | {median_range(figures[(step, 'off')])} | {median_range(figures[(step, 'on')])} | {median_range(figures[(step, 'fn')], 3)} |")
 
 
 # MARK: outbox
@@ -957,6 +1075,13 @@ def main():
     p.add_argument("--fresh", action="store_true", help="fresh data before every job (default: the jobs run in turn on the same data)")
     p.add_argument("--modes", default="dry,first,steady", help="which runs (dry alone needs no copy of the seed)")
     common(sub.add_parser("import", help="`hearth data import` of the seed into a fresh database"), backend=False, users="10000,100000")
+    p = common(sub.add_parser("feed-cost", help="the change feed's triggers on PostgreSQL: import and big commits, on and off"), backend=False)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--jobs", default="leaderboard-rebuild,streak-reset", help="jobs whose first run is timed (comma-separated)")
+    p = sub.add_parser("feed-sql", help="the change feed's triggers in SQL: COPY and upserts, on and off")
+    p.add_argument("--rows", type=int, default=100000)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build/release/hearth"), help="the hearth binary (for `hearth migrate`)")
     p = common(sub.add_parser("outbox", help="gift-settle --no-deliver, then outbox deliver"))
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--rebuild", action="store_true", help="also a leaderboard-rebuild on fresh data (settlement against one rebuild)")
@@ -998,7 +1123,7 @@ def main():
             a.users = "10000"
         cmd_jobs(a, only=job)
     else:
-        {"import": cmd_import, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
+        {"import": cmd_import, "feed-cost": cmd_feed_cost, "feed-sql": cmd_feed_sql, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
          "functions": cmd_functions, "gigs": cmd_gigs, "commit-model": cmd_commit_model}[a.command](a)
 
 

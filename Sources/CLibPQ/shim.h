@@ -44,6 +44,10 @@ struct hearth_pq_api {
     int (*putCopyEnd)(PGconn *conn, const char *errormsg);
     PGresult *(*getResult)(PGconn *conn);
     char *(*resultErrorMessage)(const PGresult *res);
+    int (*socket)(const PGconn *conn);
+    int (*consumeInput)(PGconn *conn);
+    PGnotify *(*notifies)(PGconn *conn);
+    void (*freemem)(void *ptr);
 };
 
 /* Filled once by hearth_pq_load(); read-only afterwards. */
@@ -79,5 +83,9 @@ static inline int hearth_PQputCopyData(PGconn *conn, const char *buffer, int nby
 static inline int hearth_PQputCopyEnd(PGconn *conn, const char *errormsg) { return hearth_pq.putCopyEnd(conn, errormsg); }
 static inline PGresult *hearth_PQgetResult(PGconn *conn) { return hearth_pq.getResult(conn); }
 static inline char *hearth_PQresultErrorMessage(const PGresult *res) { return hearth_pq.resultErrorMessage(res); }
+static inline int hearth_PQsocket(const PGconn *conn) { return hearth_pq.socket(conn); }
+static inline int hearth_PQconsumeInput(PGconn *conn) { return hearth_pq.consumeInput(conn); }
+static inline PGnotify *hearth_PQnotifies(PGconn *conn) { return hearth_pq.notifies(conn); }
+static inline void hearth_PQfreemem(void *ptr) { hearth_pq.freemem(ptr); }
 
 #endif /* HEARTH_CLIBPQ_SHIM_H */

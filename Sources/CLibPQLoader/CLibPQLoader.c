@@ -42,6 +42,10 @@ static void hearth_pq_open(void) {
     HEARTH_RESOLVE(putCopyEnd, "PQputCopyEnd")
     HEARTH_RESOLVE(getResult, "PQgetResult")
     HEARTH_RESOLVE(resultErrorMessage, "PQresultErrorMessage")
+    HEARTH_RESOLVE(socket, "PQsocket")
+    HEARTH_RESOLVE(consumeInput, "PQconsumeInput")
+    HEARTH_RESOLVE(notifies, "PQnotifies")
+    HEARTH_RESOLVE(freemem, "PQfreemem")
 #undef HEARTH_RESOLVE
 }
 

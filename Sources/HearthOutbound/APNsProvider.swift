@@ -137,17 +137,56 @@ package struct APNsProvider: PushProvider {
 }
 
 extension APNsProvider {
-    /// `[push] provider = "apns"` (``PushProviders/registry``): `[push.apns]` keyId, teamId,
-    /// topic and the `.p8` key from `keyFile` or `keyEnv`.
-    package static func make(push p: PushConfig, http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
-        guard let keyID = p.apnsKeyID, !keyID.isEmpty else { throw PushSetupError("[push.apns] keyId is required: the 10-character Key ID shown next to the key in the Apple developer account (Certificates, Identifiers & Profiles → Keys)") }
-        guard let teamID = p.apnsTeamID, !teamID.isEmpty else { throw PushSetupError("[push.apns] teamId is required: the 10-character Team ID of the Apple developer account (Membership details)") }
-        guard let topic = p.apnsTopic, !topic.isEmpty else { throw PushSetupError("[push.apns] topic is required: the app's bundle id, e.g. com.example.campus") }
-        let (bytes, source) = try PushProviders.credential(
-            file: p.apnsKeyFile, env: p.apnsKeyEnv, environment: environment,
-            keys: ("[push.apns] keyFile", "[push.apns] keyEnv"), inlineMarker: "-----BEGIN")
-        return try APNsProvider(
-            keyPEM: String(decoding: bytes, as: UTF8.self), source: source, keyID: keyID, teamID: teamID, topic: topic,
-            endpoint: p.apnsEndpoint, priority: p.apnsPriority, expiration: p.apnsExpiration, http: http)
+    /// `[push.apns]` (one line in ``PushProviders/builtIn``): keyId, teamId, topic, the `.p8`
+    /// key from `keyFile` or `keyEnv`, the endpoint, priority and expiration.
+    package struct Settings: PushProviderSettings {
+        package static let kind = PushProviderKind.apns
+        package var keyFile: String?
+        package var keyEnv: String?
+        package var keyID: String?
+        package var teamID: String?
+        package var topic: String?
+        package var endpoint = "https://api.push.apple.com"
+        /// `apns-priority`: 10 (send now) or 5 (power-friendly).
+        package var priority = 10
+        /// How long APNs keeps a push for an offline device (`apns-expiration` = now + this; 0 = once).
+        package var expiration: Duration = .seconds(86_400)
+
+        package init() {}
+
+        package init<Table: PushSettingsTable>(table t: inout Table) throws(Table.Failure) {
+            keyFile = try t.secretFile("keyFile")
+            keyEnv = try t.string("keyEnv")
+            keyID = try t.string("keyId")
+            teamID = try t.string("teamId")
+            topic = try t.string("topic")
+            if let e = try t.url("endpoint") { endpoint = e }
+            if let n = try t.integer("priority") {
+                guard n == 5 || n == 10 else {
+                    throw t.invalid("priority", "[push.apns] priority: invalid value \(n); accepted: 10 (immediately) or 5 (power-friendly)")
+                }
+                priority = Int(n)
+            }
+            if let d = try t.duration("expiration") { expiration = d }
+        }
+
+        package var missing: String? {
+            (keyFile == nil && keyEnv == nil) || keyID == nil || teamID == nil || topic == nil
+                ? "[push.apns] keyFile (or keyEnv), keyId, teamId and topic" : nil
+        }
+
+        package var files: [String] { [keyFile].compactMap { $0 } }
+
+        package func makeProvider(http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
+            guard let keyID, !keyID.isEmpty else { throw PushSetupError("[push.apns] keyId is required: the 10-character Key ID shown next to the key in the Apple developer account (Certificates, Identifiers & Profiles → Keys)") }
+            guard let teamID, !teamID.isEmpty else { throw PushSetupError("[push.apns] teamId is required: the 10-character Team ID of the Apple developer account (Membership details)") }
+            guard let topic, !topic.isEmpty else { throw PushSetupError("[push.apns] topic is required: the app's bundle id, e.g. com.example.campus") }
+            let (bytes, source) = try PushProviders.credential(
+                file: keyFile, env: keyEnv, environment: environment,
+                keys: ("[push.apns] keyFile", "[push.apns] keyEnv"), inlineMarker: "-----BEGIN")
+            return try APNsProvider(
+                keyPEM: String(decoding: bytes, as: UTF8.self), source: source, keyID: keyID, teamID: teamID, topic: topic,
+                endpoint: endpoint, priority: priority, expiration: expiration, http: http)
+        }
     }
 }

@@ -105,13 +105,38 @@ package struct FCMProvider: PushProvider {
 }
 
 extension FCMProvider {
-    /// `[push] provider = "fcm"` (``PushProviders/registry``): the service account from
-    /// `[push.fcm] serviceAccountFile` or `serviceAccountEnv`.
-    package static func make(push p: PushConfig, http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
-        let (bytes, source) = try PushProviders.credential(
-            file: p.fcmServiceAccountFile, env: p.fcmServiceAccountEnv, environment: environment,
-            keys: ("[push.fcm] serviceAccountFile", "[push.fcm] serviceAccountEnv"), inlineMarker: "{")
-        let account = try ServiceAccount.parse(bytes, source: source)
-        return FCMProvider(account: account, endpoint: p.fcmEndpoint, tokenURI: p.fcmTokenURI, http: http)
+    /// `[push.fcm]` (one line in ``PushProviders/builtIn``): the service account from
+    /// `serviceAccountFile` or `serviceAccountEnv`, the endpoint and the token URI.
+    package struct Settings: PushProviderSettings {
+        package static let kind = PushProviderKind.fcm
+        package var serviceAccountFile: String?
+        package var serviceAccountEnv: String?
+        package var endpoint = "https://fcm.googleapis.com"
+        /// Overrides the service account's `token_uri` (tests).
+        package var tokenURI: String?
+
+        package init() {}
+
+        package init<Table: PushSettingsTable>(table t: inout Table) throws(Table.Failure) {
+            serviceAccountFile = try t.secretFile("serviceAccountFile")
+            serviceAccountEnv = try t.string("serviceAccountEnv")
+            if let e = try t.url("endpoint") { endpoint = e }
+            tokenURI = try t.url("tokenUri")
+        }
+
+        package var missing: String? {
+            serviceAccountFile == nil && serviceAccountEnv == nil
+                ? "[push.fcm] serviceAccountFile (the service account JSON downloaded from the Firebase console) or serviceAccountEnv" : nil
+        }
+
+        package var files: [String] { [serviceAccountFile].compactMap { $0 } }
+
+        package func makeProvider(http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
+            let (bytes, source) = try PushProviders.credential(
+                file: serviceAccountFile, env: serviceAccountEnv, environment: environment,
+                keys: ("[push.fcm] serviceAccountFile", "[push.fcm] serviceAccountEnv"), inlineMarker: "{")
+            let account = try ServiceAccount.parse(bytes, source: source)
+            return FCMProvider(account: account, endpoint: endpoint, tokenURI: tokenURI, http: http)
+        }
     }
 }

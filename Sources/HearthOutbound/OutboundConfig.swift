@@ -3,29 +3,38 @@ package import HearthKit
 // The `[push]`, `[[webhooks]]` and `[outbox]` sections as plain options; HearthHost reads
 // them from the config file (docs/configuration.md).
 
-/// `[push]`.
-package struct PushConfig: Sendable, Equatable {
-    package typealias Provider = PushProviderKind
-    package var provider: Provider = .none
-    package var fcmServiceAccountFile: String?
-    package var fcmServiceAccountEnv: String?
-    package var fcmEndpoint = "https://fcm.googleapis.com"
-    /// Overrides the service account's `token_uri` (tests).
-    package var fcmTokenURI: String?
-    package var apnsKeyFile: String?
-    package var apnsKeyEnv: String?
-    package var apnsKeyID: String?
-    package var apnsTeamID: String?
-    package var apnsTopic: String?
-    package var apnsEndpoint = "https://api.push.apple.com"
-    /// `apns-priority`: 10 (send now) or 5 (power-friendly).
-    package var apnsPriority = 10
-    /// How long APNs keeps a push for an offline device (`apns-expiration` = now + this; 0 = once).
-    package var apnsExpiration: Duration = .seconds(86_400)
-    package var webhookURL: String?
-    package var webhookSecretFile: String?
-    package var webhookSecretEnv: String?
-    package init() {}
+/// `[push]`: the configured provider, and every known provider's `[push.NAME]` settings.
+package struct PushConfig: Sendable {
+    /// `[push] provider`.
+    package var provider: PushProviderKind = .none
+    /// Each provider's settings (its defaults when its table is absent), in the registry's
+    /// order; a provider's own type reads and interprets them (``PushProviderSettings``).
+    package private(set) var providers: [any PushProviderSettings]
+
+    /// `provider = "none"` and the defaults of every provider in `registry`.
+    package init(registry: PushProviders = .builtIn) {
+        providers = registry.entries.map { $0.init() }
+    }
+
+    /// The settings of the provider called `name`.
+    package func settings(named name: String) -> (any PushProviderSettings)? {
+        providers.first { type(of: $0).kind.name == name }
+    }
+
+    /// Replaces the settings of the provider `settings` are for (adds them if it has none).
+    package mutating func set(_ settings: any PushProviderSettings) {
+        let name = type(of: settings).kind.name
+        if let i = providers.firstIndex(where: { type(of: $0).kind.name == name }) { providers[i] = settings } else { providers.append(settings) }
+    }
+
+    /// One provider's settings (its defaults until set).
+    package subscript<Settings: PushProviderSettings>(_: Settings.Type) -> Settings {
+        get { settings(named: Settings.kind.name) as? Settings ?? Settings() }
+        set { set(newValue) }
+    }
+
+    /// Every provider's credential files, in the registry's order.
+    package var files: [String] { providers.flatMap(\.files) }
 }
 
 /// `[[webhooks]]`.

@@ -102,7 +102,11 @@ package struct OutboxDeliverer: Sendable {
         self.environment = environment
         self.logger = logger
         self.clock = clock
-        self.remover = PushTokenRemover(store: self.store, lockTimeout: options.lockTimeout)
+        // Dead tokens go from every token field a built-in provider reads, and the configured
+        // provider's own (one registered elsewhere, e.g. by tests).
+        let builtIn = PushProviders.builtIn.tokenFields
+        let fields = builtIn + (pushProvider?.kind.tokenFields ?? []).filter { !builtIn.contains($0) }
+        self.remover = PushTokenRemover(store: self.store, lockTimeout: options.lockTimeout, fields: fields)
     }
 
     // MARK: One message

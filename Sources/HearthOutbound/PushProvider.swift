@@ -42,12 +42,13 @@ package enum PushSendResult: Sendable, Equatable {
 package protocol PushProvider: Sendable {
     /// `"fcm"`, `"apns"`, `"webhook"`.
     var name: String { get }
-    /// Which of a user's device tokens it takes (``DeviceTokens``); by default the kind named
-    /// ``name``.
+    /// Which of a user's device tokens it takes (``DeviceTokens``); by default the kind of the
+    /// built-in provider named ``name`` (``PushProviders/builtIn``), else every field of
+    /// ``PushProviderKind/webhook``.
     var kind: PushProviderKind { get }
     func send(_ push: PushNotification, to token: String) async -> PushSendResult
 }
 
 extension PushProvider {
-    package var kind: PushProviderKind { PushProviderKind(rawValue: name) ?? .webhook }
+    package var kind: PushProviderKind { PushProviders.builtIn.entry(named: name)?.kind ?? .webhook }
 }

@@ -2,20 +2,45 @@ import Foundation
 package import HearthKit
 import HearthStore
 
-/// Builds the configured push provider (`[push] provider`, docs/configuration.md#keys and docs/push.md), reading its
+/// The push providers a process knows, by `[push] provider` (docs/push.md#adding-a-provider):
+/// each provider's ``PushProviderSettings`` type, which carries its kind (name and token fields),
+/// reads its `[push.NAME]` keys and makes it. The config loader accepts the names listed here
+/// (and `none`); ``make(push:http:environment:)`` builds the configured one, reading its
 /// credentials from their files or environment variables. Errors name the file or variable and
 /// the field, never a secret.
-package enum PushProviders {
-    /// Builds one provider from `[push]`, reading its credentials (``credential(file:env:environment:keys:inlineMarker:)``).
-    package typealias Make = @Sendable (_ push: PushConfig, _ http: any HTTPTransport, _ environment: [String: String]) throws(PushSetupError) -> any PushProvider
+package struct PushProviders: Sendable {
+    /// In the order `[push] provider`'s accepted values are listed.
+    package let entries: [any PushProviderSettings.Type]
 
-    /// Every provider Hearth can build, by `[push] provider`: one line each
-    /// (docs/push.md#adding-a-provider). `none` has no line: nothing is pushed.
-    package static let registry: [PushProviderKind: Make] = [
-        .fcm: FCMProvider.make,
-        .apns: APNsProvider.make,
-        .webhook: WebhookPushProvider.make,
-    ]
+    package init(_ entries: [any PushProviderSettings.Type]) {
+        self.entries = entries
+    }
+
+    /// Every provider built into Hearth: one line each. `none` has no line: nothing is pushed.
+    package static let builtIn = PushProviders([
+        FCMProvider.Settings.self,
+        APNsProvider.Settings.self,
+        WebhookPushProvider.Settings.self,
+    ])
+
+    /// These providers, then `more`.
+    package func adding(_ more: any PushProviderSettings.Type...) -> PushProviders {
+        PushProviders(entries + more)
+    }
+
+    /// The provider called `name`.
+    package func entry(named name: String) -> (any PushProviderSettings.Type)? {
+        entries.first { $0.kind.name == name }
+    }
+
+    /// The values `[push] provider` accepts: each provider's name, then `none`.
+    package var names: [String] { entries.map { $0.kind.name } + [PushProviderKind.none.name] }
+
+    /// Every provider's token fields, each once, in order.
+    package var tokenFields: [DeviceTokens.Field] {
+        var seen = Set<DeviceTokens.Field>()
+        return entries.flatMap { $0.kind.tokenFields }.filter { seen.insert($0).inserted }
+    }
 
     /// The provider for `push`, or nil for `provider = "none"`.
     ///
@@ -28,13 +53,15 @@ package enum PushProviders {
         push p: PushConfig, http: any HTTPTransport, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(PushSetupError) -> (any PushProvider)? {
         if p.provider == .none { return nil }
-        guard let make = registry[p.provider] else { throw PushSetupError("[push] provider = \"\(p.provider.rawValue)\" is not built into this hearth") }
-        return try make(p, http, environment)
+        guard let settings = p.settings(named: p.provider.name) else {
+            throw PushSetupError("[push] provider = \"\(p.provider.name)\" is not built into this hearth")
+        }
+        return try settings.makeProvider(http: http, environment: environment)
     }
 
     /// The credential's bytes and a name for messages. An environment variable whose value
     /// starts with `inlineMarker` holds the credential; otherwise it holds a file path.
-    static func credential(
+    package static func credential(
         file: String?, env: String?, environment: [String: String], keys: (file: String, env: String), inlineMarker: String
     ) throws(PushSetupError) -> ([UInt8], String) {
         if let file { return (try read(file, key: keys.file), file) }

@@ -3,7 +3,8 @@ import HearthKit
 import HearthStore
 
 /// Removes device tokens a push service declared dead (FCM `UNREGISTERED`, APNs 410) from the
-/// users' documents: every token field of `users/{userId}` (``DeviceTokens/fields``).
+/// users' documents: every token field of `users/{userId}` that a known provider reads
+/// (``PushProviders/tokenFields``, with the configured provider's own).
 ///
 /// Each removal is a follow-up commit through the storage backend
 /// (``StorageBackend/commitDocuments(_:id:holder:timeout:)``), like a job's: read the documents,
@@ -23,13 +24,15 @@ actor PushTokenRemover {
 
     private let store: any StorageBackend
     private let lockTimeout: Duration
+    private let fields: [DeviceTokens.Field]
     private var queued: [String: Set<String>] = [:]
     private var waiting: [CheckedContinuation<Result<Void, Failure>, Never>] = []
     private var flushing = false
 
-    init(store: any StorageBackend, lockTimeout: Duration) {
+    init(store: any StorageBackend, lockTimeout: Duration, fields: [DeviceTokens.Field]) {
         self.store = store
         self.lockTimeout = lockTimeout
+        self.fields = fields
     }
 
     /// Removes `tokens` from `users/{userID}`; returns once that is committed (or there was
@@ -54,7 +57,7 @@ actor PushTokenRemover {
             waiting = []
             let result: Result<Void, Failure>
             do {
-                try await Self.commit(batch, store: store, lockTimeout: lockTimeout)
+                try await Self.commit(batch, fields: fields, store: store, lockTimeout: lockTimeout)
                 result = .success(())
             } catch {
                 result = .failure(Failure(description: "removing dead device tokens from users/: \(error)"))
@@ -65,14 +68,14 @@ actor PushTokenRemover {
     }
 
     /// One follow-up commit removing `removals` (user id → tokens).
-    static func commit(_ removals: [String: Set<String>], store: any StorageBackend, lockTimeout: Duration) async throws {
+    static func commit(_ removals: [String: Set<String>], fields: [DeviceTokens.Field], store: any StorageBackend, lockTimeout: Duration) async throws {
         var rereads = 0
         while true {
             let changeset = try await BlockingIO.run { () throws(any Error) -> Changeset in
                 var changeset = Changeset()
                 for (userID, tokens) in removals.sorted(by: { $0.key < $1.key }) {
                     guard let path = try? DocumentPath("users", userID), case .document(let doc) = store.read(path) else { continue }
-                    let updated = without(tokens, in: doc.object)
+                    let updated = DeviceTokens.removing(tokens, from: doc.object, fields: fields)
                     if !updated.sameContent(as: doc.object) {
                         changeset.put(.init(path: path, action: .update, before: doc.object, after: updated, expected: doc.version))
                     }
@@ -91,10 +94,5 @@ actor PushTokenRemover {
                 }
             }
         }
-    }
-
-    /// `user` without `tokens` in its token fields (``DeviceTokens/fields``); other fields untouched.
-    static func without(_ tokens: Set<String>, in user: JSONObject) -> JSONObject {
-        DeviceTokens.removing(tokens, from: user)
     }
 }

@@ -50,14 +50,35 @@ package struct WebhookPushProvider: PushProvider {
 }
 
 extension WebhookPushProvider {
-    /// `[push] provider = "webhook"` (``PushProviders/registry``): `[push.webhook] url` and the
+    /// `[push.webhook]` (one line in ``PushProviders/builtIn``): the gateway's `url` and the
     /// signing secret from `secretFile` or `secretEnv`.
-    package static func make(push p: PushConfig, http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
-        guard let url = p.webhookURL else { throw PushSetupError("[push.webhook] url is required: the https:// URL of the app's push gateway") }
-        let secret: WebhookSecret
-        do { secret = try WebhookSecret.load(file: p.webhookSecretFile, env: p.webhookSecretEnv, environment: environment) } catch {
-            throw PushSetupError("[push.webhook]: \(error.description)")
+    package struct Settings: PushProviderSettings {
+        package static let kind = PushProviderKind.webhook
+        package var url: String?
+        package var secretFile: String?
+        package var secretEnv: String?
+
+        package init() {}
+
+        package init<Table: PushSettingsTable>(table t: inout Table) throws(Table.Failure) {
+            url = try t.url("url")
+            secretFile = try t.secretFile("secretFile")
+            secretEnv = try t.string("secretEnv")
         }
-        return WebhookPushProvider(url: url, secret: secret, http: http)
+
+        package var missing: String? {
+            url == nil || (secretFile == nil && secretEnv == nil) ? "[push.webhook] url and secretFile (or secretEnv)" : nil
+        }
+
+        package var files: [String] { [secretFile].compactMap { $0 } }
+
+        package func makeProvider(http: any HTTPTransport, environment: [String: String]) throws(PushSetupError) -> any PushProvider {
+            guard let url else { throw PushSetupError("[push.webhook] url is required: the https:// URL of the app's push gateway") }
+            let secret: WebhookSecret
+            do { secret = try WebhookSecret.load(file: secretFile, env: secretEnv, environment: environment) } catch {
+                throw PushSetupError("[push.webhook]: \(error.description)")
+            }
+            return WebhookPushProvider(url: url, secret: secret, http: http)
+        }
     }
 }

@@ -56,8 +56,12 @@ extension PostgresBackend {
             let connection = try backend.connect()
             return try connection.transaction {
                 // Commits are serialised like the directory's writers' lock: the version check
-                // and the writes of two commits never interleave.
-                try connection.query("SELECT pg_advisory_xact_lock(\(PostgresBackend.commitLockKey))")
+                // and the writes of two commits never interleave. The same statement says who
+                // writes, for the change feed's triggers (docs/triggers.md#the-change-feed--postgresql);
+                // `true`: for this transaction only.
+                try connection.query(
+                    "SELECT pg_advisory_xact_lock(\(PostgresBackend.commitLockKey)), set_config('hearth.writer', $1, true), set_config('hearth.chain', $2, true)",
+                    [commit.job, String(commit.chain)])
                 let conflicts = try PostgresBackend.conflicts(commit.changeset, connection)
                 if !conflicts.isEmpty { return CommitResult.conflict(conflicts) }
                 try PostgresBackend.write(commit, connection)
@@ -67,7 +71,8 @@ extension PostgresBackend {
     }
 
     /// A follow-up commit of documents only (dead device tokens): the same transaction, lock
-    /// and version check as a run's commit, no run record.
+    /// and version check as a run's commit, no run record, and no writer for the change feed
+    /// (a job's triggers see it as any other writer's).
     package func commitDocuments(_ changeset: Changeset, id: String, holder: String, timeout: Duration) async throws -> CommitResult {
         let backend = self
         return try await BlockingIO.run { () throws(any Error) in

@@ -69,6 +69,36 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// A notification (`NOTIFY` / `pg_notify`) received on a channel this connection `LISTEN`s to.
+    package struct Notification: Sendable, Equatable {
+        package var channel: String
+        package var payload: String
+        /// The server process that sent it.
+        package var senderPID: Int32
+    }
+
+    /// The connection's socket, to wait on (`poll`) until the server sends something; -1 when
+    /// the connection is broken.
+    package var socket: Int32 { mutex.withLock { _ in hearth_PQsocket(conn) } }
+
+    /// Reads what the server has sent, without blocking, and returns the notifications
+    /// received so far (none when nothing came); throws when the connection is broken (the
+    /// server ended it, the network dropped).
+    package func notifications() throws(PostgresError) -> [Notification] {
+        try mutex.withLock { _ throws(PostgresError) -> [Notification] in
+            guard hearth_PQconsumeInput(conn) == 1, hearth_PQstatus(conn) == CONNECTION_OK else {
+                let message = String(cString: hearth_PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+                throw PostgresError("PostgreSQL: \(redacted(message.isEmpty ? "the connection was lost" : message)) (waiting for notifications)")
+            }
+            var received: [Notification] = []
+            while let n = hearth_PQnotifies(conn) {
+                defer { hearth_PQfreemem(n) }
+                received.append(Notification(channel: String(cString: n.pointee.relname), payload: String(cString: n.pointee.extra), senderPID: n.pointee.be_pid))
+            }
+            return received
+        }
+    }
+
     private func run(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
         statements?.add()
         let result: OpaquePointer? = withCStrings(parameters) { pointers in

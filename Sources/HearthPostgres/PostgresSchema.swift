@@ -86,7 +86,72 @@ package enum PostgresSchema {
             );
             CREATE INDEX audit_log_job ON audit_log (job, seq DESC);
             """),
+        Migration(version: 4, name: "change feed: NOTIFY per statement on documents, change claims", sql: changeFeedSQL),
     ]
+
+    /// Migration 4, the change feed (docs/triggers.md#the-change-feed--postgresql): after every
+    /// statement that inserts, updates or deletes documents (COPY and `INSERT … ON CONFLICT`
+    /// included), one `pg_notify('hearth_documents', …)` per top-level collection it wrote, with
+    /// a number from `change_feed` (one per statement and kind: an upsert's inserts and its
+    /// updates are two), the paths (null when they would not fit in well under NOTIFY's 8000
+    /// bytes), and the writer and chain a job's commit sets (`hearth.writer`, `hearth.chain`).
+    /// Statement-level triggers with transition tables: a 100,000-row statement is one
+    /// notification per collection, not 100,000. `change_claims` is where daemons sharing the
+    /// database take each batch once per job (``PostgresBackend/claimChanges(job:sequences:holder:)``).
+    static let changeFeedSQL = """
+        CREATE SEQUENCE change_feed;
+        CREATE TABLE change_claims (
+            job text COLLATE "C" NOT NULL,
+            sequence bigint NOT NULL,
+            claimed_by text NOT NULL,
+            claimed_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (job, sequence)
+        );
+        CREATE INDEX change_claims_age ON change_claims (claimed_at);
+        CREATE FUNCTION hearth_notify_documents() RETURNS trigger LANGUAGE plpgsql AS $body$
+        DECLARE
+            source text := CASE TG_OP
+                WHEN 'INSERT' THEN 'new_rows'
+                WHEN 'DELETE' THEN 'old_rows'
+                ELSE '(SELECT collection, id FROM new_rows UNION SELECT collection, id FROM old_rows)' END;
+            writer text := nullif(current_setting('hearth.writer', true), '');
+            chain integer := coalesce(nullif(current_setting('hearth.chain', true), '')::integer, 0);
+            number bigint;
+            g record;
+            paths json;
+            payload text;
+        BEGIN
+            FOR g IN EXECUTE format(
+                'SELECT split_part(collection, ''/'', 1) AS top, sum(octet_length(collection) + octet_length(id) + 4) AS bytes FROM %s r GROUP BY 1 ORDER BY 1',
+                source)
+            LOOP
+                IF number IS NULL THEN number := nextval('change_feed'); END IF;
+                paths := NULL;
+                -- Only a statement's first few dozen paths are listed: more would not fit.
+                IF g.bytes <= 6000 THEN
+                    EXECUTE format(
+                        'SELECT json_agg(p ORDER BY p) FROM (SELECT collection || ''/'' || id AS p FROM %s r WHERE split_part(collection, ''/'', 1) = $1) s',
+                        source) INTO paths USING g.top;
+                END IF;
+                payload := json_build_object('sequence', number, 'collection', g.top, 'writer', writer, 'chain', chain, 'paths', paths)::text;
+                IF octet_length(payload) > 7900 THEN
+                    payload := json_build_object('sequence', number, 'collection', g.top, 'writer', writer, 'chain', chain, 'paths', NULL)::text;
+                END IF;
+                PERFORM pg_notify('hearth_documents', payload);
+            END LOOP;
+            RETURN NULL;
+        END;
+        $body$;
+        CREATE TRIGGER documents_notify_insert AFTER INSERT ON documents
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_documents();
+        CREATE TRIGGER documents_notify_update AFTER UPDATE ON documents
+            REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_documents();
+        CREATE TRIGGER documents_notify_delete AFTER DELETE ON documents
+            REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_documents();
+        """
+
+    /// The channel the change feed's notifications go to.
+    package static let changeFeedChannel = "hearth_documents"
 
     /// The newest schema version this build knows.
     package static var latest: Int { migrations.last?.version ?? 0 }

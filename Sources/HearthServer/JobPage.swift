@@ -41,12 +41,10 @@ struct JobPage {
         return HTML.page(title: "\(j.name) · Hearth", refresh: nil, body: body)
     }
 
-    /// The schedule, then the collections whose writes are declared to start a run, which
-    /// the change feed will use once it exists (docs/triggers.md).
+    /// The schedule, then the collections whose writes start a run (docs/triggers.md).
     func triggers() -> String {
         guard !job.triggers.isEmpty else { return "its schedule" }
         return "its schedule; writes to " + job.triggers.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ")
-            + " <span class=\"muted\">(declared; the change feed that will run them is not built yet)</span>"
     }
 
     func actions() -> String {

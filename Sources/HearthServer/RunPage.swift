@@ -13,13 +13,19 @@ struct RunPage {
         let r = record
         var body = "<p><a href=\"/\">← status</a> · <a href=\"/jobs/\(HTML.escape(r.job))\">\(HTML.escape(r.job))</a></p><h1>\(HTML.escape(r.job)) · \(HTML.status(r.status.rawValue))</h1>"
         let duration = DurationFormat.format(.milliseconds(Int64(max(0, r.end.timeIntervalSince(r.start)) * 1000)))
-        let rows: [[String]] = [
+        var rows: [[String]] = [
             ["Run", "<code>\(HTML.escape(r.runID))</code>"], ["Job", HTML.escape(r.job)], ["Status", HTML.status(r.status.rawValue)],
             ["Trigger", HTML.escape(r.trigger.rawValue)], ["Attempt", String(r.attempt)], ["Logical time", HTML.time(r.logicalTime)],
             ["Start", HTML.time(r.start)], ["End", HTML.time(r.end)], ["Duration", HTML.escape(duration)],
             ["Changes", "\(r.created) created, \(r.updated) updated, \(r.deleted) deleted; \(r.messagesQueued) messages queued"],
             ["Documents read", String(r.documentsRead)], ["Dry run", r.dryRun ? "yes" : "no"],
         ]
+        if r.trigger == .write {
+            // The writes that started it (docs/triggers.md#what-the-daemon-does-with-writes).
+            let shown = r.triggerPaths.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ")
+            let more = r.triggerPathCount > r.triggerPaths.count ? " and \(r.triggerPathCount - r.triggerPaths.count) more" : ""
+            rows.insert(["Triggered by", r.triggerPathCount == 0 ? "writes not listed: the run read everything" : "writes to \(shown)\(more)"], at: 4)
+        }
         body += HTML.table(["Field", "Value"], rows, wrapping: [1], empty: "")
         if let error = r.error {
             // A command job's failure ends with the last lines of its stderr (docs/functions.md).

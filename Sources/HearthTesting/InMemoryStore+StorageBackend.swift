@@ -61,6 +61,7 @@ extension InMemoryStore: StorageBackend {
                 }
             }
             Self.apply(c, to: &s)
+            s.announce(c.entries.map(\.path), writer: commit.job, chain: commit.chain)
             for m in c.messages { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)) }
             for m in commit.events { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.record.end)) }
             Self.save(commit.record, in: &s)
@@ -73,6 +74,7 @@ extension InMemoryStore: StorageBackend {
             let conflicts = Self.conflicts(changeset, s)
             if !conflicts.isEmpty { return .conflict(conflicts) }
             Self.apply(changeset, to: &s)
+            s.announce(changeset.entries.map(\.path), writer: nil, chain: 0)
             return .committed
         }
     }

@@ -11,6 +11,9 @@ import Synchronization
 ///
 /// Documents are given and read back as JSON text (`"users/u1"`, no `.json`); a document that
 /// is not valid JSON, or not an object, reads as invalid exactly as it would from a file.
+///
+/// Its change feed (``changeFeed(collections:)``) announces every write as it happens: a
+/// ``write(_:_:)`` or ``remove(_:)`` as an app's (no writer), a commit as its job's.
 public final class InMemoryStore: Sendable {
     struct Stored: Sendable {
         var bytes: [UInt8]
@@ -43,6 +46,13 @@ public final class InMemoryStore: Sendable {
         /// `job` + slot → claim.
         var claims: [String: [Date: Claim]] = [:]
         var outbox = InMemoryOutbox.Queue()
+        /// The open change feeds (``changeFeed(collections:)``), the number of the last batch
+        /// announced, and which holder took each batch per job (``claimChanges(job:sequences:holder:)``).
+        var feeds: [Int: ChangeFeed] = [:]
+        var nextFeed = 0
+        var sequence: Int64 = 0
+        var claimedChanges: [String: [Int64: String]] = [:]
+        var changeFeedSupport = ChangeFeedSupport.available
 
         mutating func put(_ path: DocumentPath, _ bytes: [UInt8]) {
             writes += 1
@@ -50,8 +60,10 @@ public final class InMemoryStore: Sendable {
             documents[path.collection, default: [:]][path.id] = Stored(bytes: bytes, version: version)
         }
 
-        mutating func remove(_ path: DocumentPath) {
-            documents[path.collection]?[path.id] = nil
+        /// Removes the document; whether there was one.
+        @discardableResult
+        mutating func remove(_ path: DocumentPath) -> Bool {
+            documents[path.collection]?.removeValue(forKey: path.id) != nil
         }
     }
 
@@ -63,16 +75,22 @@ public final class InMemoryStore: Sendable {
     }
 
     /// Writes `json` (any formatting, kept as it is) at `path` (`users/u1`), as a file dropped
-    /// into a data directory would be: no version check, nothing else changes.
+    /// into a data directory would be: no version check, nothing else changes. Open change feeds
+    /// are told, as of an app's write.
     public func write(_ path: String, _ json: String) throws {
         let p = try DocumentPath(parsing: path)
-        state.withLock { $0.put(p, Array(json.utf8)) }
+        state.withLock { s in
+            s.put(p, Array(json.utf8))
+            s.announce([p], writer: nil, chain: 0)
+        }
     }
 
-    /// Removes the document at `path`, if any.
+    /// Removes the document at `path`, if any (open change feeds are told when there was one).
     public func remove(_ path: String) throws {
         let p = try DocumentPath(parsing: path)
-        state.withLock { $0.remove(p) }
+        state.withLock { s in
+            if s.remove(p) { s.announce([p], writer: nil, chain: 0) }
+        }
     }
 
     /// The document's text (as written, or as a commit wrote it), or nil when absent.

@@ -129,6 +129,8 @@ struct PostgresDaemonsTests {
     /// A seeded database with `xp-award` every 2 seconds and every other job disabled; the
     /// arguments and environment every `hearth` of the test gets. The configuration has no
     /// `dataDir`: the daemons keep everything in the database.
+    /// `xp-award` has no triggers here: these tests are about slots, and every daemon would run
+    /// a job with triggers once at start (docs/triggers.md#what-the-daemon-does-with-writes).
     static func prepare(_ temp: TempDirectory, store: String = "", environment extra: [String: String] = [:]) async throws -> (config: [String], environment: [String: String]) {
         let url = try await PostgresServer.shared().database()
         let disabled = others.map { "[jobs.\($0)]\nenabled = false\n" }.joined()
@@ -140,6 +142,7 @@ struct PostgresDaemonsTests {
             urlEnv = "HEARTH_TEST_PG"
             \(store)[jobs.xp-award]
             schedule = "every 2 seconds"
+            triggers = []
             \(disabled)
             """)
         let config = ["--config", temp.path + "/pg.toml"]

@@ -40,8 +40,8 @@ struct OutboxSetupTests {
         var f = try OutboxFixture(webhooks: [("ops", receiver.url("/ok/ops"), [])])
         defer { f.remove() }
         f.config.push.provider = .webhook
-        f.config.push.webhookURL = receiver.url("/ok/push")
-        f.config.push.webhookSecretFile = f.secretFile
+        f.config.push[WebhookPushProvider.Settings.self].url = receiver.url("/ok/push")
+        f.config.push[WebhookPushProvider.Settings.self].secretFile = f.secretFile
         let http = try CountingTransport()
         defer { http.client.shutdown() }
         try f.queueEvent("job.failed", id: "event-1")
@@ -61,7 +61,7 @@ struct OutboxSetupTests {
         var f = try OutboxFixture()
         defer { f.remove() }
         f.config.push.provider = .fcm
-        f.config.push.fcmServiceAccountFile = f.dir.path + "/missing-service-account.json"
+        f.config.push[FCMProvider.Settings.self].serviceAccountFile = f.dir.path + "/missing-service-account.json"
         let http = try CountingTransport()
         defer { http.client.shutdown() }
         let delivery = OutboxDelivery(config: f.config, store: f.data, http: http, logger: Self.quiet, environment: [:])

@@ -173,7 +173,7 @@ struct SystemdExportTests {
     @Test func secretFilesAreReadOnlyAndTheUmaskFollowsTheFileModeAndTheGroupIsSet() throws {
         var config = Self.config([Self.job("streak-reset", "5 * * * *")])
         config.webhooks = [WebhookConfig(name: "app", url: "https://example.com/hook", secretFile: "/etc/hearth/webhook.secret")]
-        config.push.apnsKeyFile = "/etc/hearth/apns key.p8"
+        config.push[APNsProvider.Settings.self].keyFile = "/etc/hearth/apns key.p8"
         config.store.fileMode = 0o664
         let export = SystemdExport(binary: "/usr/local/bin/hearth", configPath: "/etc/hearth/hearth.toml", user: "app", group: "appdata")
         let service = try #require(export.generate(config: config, now: Self.now).units.first)

@@ -1,7 +1,7 @@
 import Foundation
 package import HearthKit
 import HearthStore
-import HearthOutbound
+package import HearthOutbound
 import HearthHTTP
 
 /// Reads and validates `hearth.toml` (docs/configuration.md#keys). Every key is checked; unknown keys, wrong
@@ -10,10 +10,15 @@ package struct ConfigLoader: Sendable {
     /// The registered jobs (their names, default schedules and parameters).
     package var jobs: [JobDescriptor]
     package var environment: [String: String]
+    /// The push providers `[push] provider` may name; each reads its own `[push.NAME]` table.
+    package var pushProviders: PushProviders
 
-    package init(jobs: [JobDescriptor], environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(
+        jobs: [JobDescriptor], environment: [String: String] = ProcessInfo.processInfo.environment, pushProviders: PushProviders = .builtIn
+    ) {
         self.jobs = jobs
         self.environment = environment
+        self.pushProviders = pushProviders
     }
 
     /// Where the config comes from: `--config`, then `$HEARTH_CONFIG`, then
@@ -346,48 +351,29 @@ package struct ConfigLoader: Sendable {
         return server
     }
 
+    /// `[push]`: `provider` is one of the registry's names (or `none`); each registered
+    /// provider reads its own `[push.NAME]` table, whichever is chosen; the chosen one must have
+    /// what it needs.
     private func readPush(_ t: inout TableReader, warnings: inout [String]) throws(ConfigError) -> PushConfig {
-        var p = PushConfig()
-        if let s = try t.choice("provider", PushConfig.Provider.self) { p.provider = s }
-        if var f = try t.table("fcm") {
-            p.fcmServiceAccountFile = try f.secretFile("serviceAccountFile", warnings: &warnings)
-            p.fcmServiceAccountEnv = try f.string("serviceAccountEnv")
-            if let e = try f.url("endpoint") { p.fcmEndpoint = e }
-            p.fcmTokenURI = try f.url("tokenUri")
-            try f.finish()
+        var p = PushConfig(registry: pushProviders)
+        if let name = try t.oneOf("provider", pushProviders.names) {
+            p.provider = pushProviders.entry(named: name)?.kind ?? .none
         }
-        if var a = try t.table("apns") {
-            p.apnsKeyFile = try a.secretFile("keyFile", warnings: &warnings)
-            p.apnsKeyEnv = try a.string("keyEnv")
-            p.apnsKeyID = try a.string("keyId")
-            p.apnsTeamID = try a.string("teamId")
-            p.apnsTopic = try a.string("topic")
-            if let e = try a.url("endpoint") { p.apnsEndpoint = e }
-            if let n = try a.integer("priority") {
-                guard n == 5 || n == 10 else {
-                    throw ConfigError(file: a.file, line: a.table["priority"]?.line, "[push.apns] priority: invalid value \(n); accepted: 10 (immediately) or 5 (power-friendly)")
-                }
-                p.apnsPriority = Int(n)
-            }
-            if let d = try a.duration("expiration") { p.apnsExpiration = d }
-            try a.finish()
+        for entry in pushProviders.entries {
+            guard let reader = try t.table(entry.kind.name) else { continue }
+            var table = PushTable(reader: reader, warnings: warnings)
+            p.set(try Self.read(entry, from: &table))
+            try table.reader.finish()
+            warnings = table.warnings
         }
-        if var w = try t.table("webhook") {
-            p.webhookURL = try w.url("url")
-            p.webhookSecretFile = try w.secretFile("secretFile", warnings: &warnings)
-            p.webhookSecretEnv = try w.string("secretEnv")
-            try w.finish()
-        }
-        switch p.provider {
-        case .fcm where p.fcmServiceAccountFile == nil && p.fcmServiceAccountEnv == nil:
-            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \"fcm\" needs [push.fcm] serviceAccountFile (the service account JSON downloaded from the Firebase console) or serviceAccountEnv")
-        case .apns where (p.apnsKeyFile == nil && p.apnsKeyEnv == nil) || p.apnsKeyID == nil || p.apnsTeamID == nil || p.apnsTopic == nil:
-            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \"apns\" needs [push.apns] keyFile (or keyEnv), keyId, teamId and topic")
-        case .webhook where p.webhookURL == nil || (p.webhookSecretFile == nil && p.webhookSecretEnv == nil):
-            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \"webhook\" needs [push.webhook] url and secretFile (or secretEnv)")
-        default: break
+        if let missing = p.settings(named: p.provider.name)?.missing {
+            throw ConfigError(file: t.file, line: t.table.line, "[push] provider = \(JSONWriter.quoted(p.provider.name)) needs \(missing)")
         }
         return p
+    }
+
+    private static func read<Settings: PushProviderSettings>(_: Settings.Type, from table: inout PushTable) throws(ConfigError) -> Settings {
+        try Settings(table: &table)
     }
 }
 

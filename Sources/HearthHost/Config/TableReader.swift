@@ -105,11 +105,17 @@ struct TableReader {
     }
 
     mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(ConfigError) -> E? where E.RawValue == String {
+        guard let s = try oneOf(key, E.allCases.map(\.rawValue)) else { return nil }
+        return E(rawValue: s)
+    }
+
+    /// A string that is one of `accepted`.
+    mutating func oneOf(_ key: String, _ accepted: [String]) throws(ConfigError) -> String? {
         guard let s = try string(key) else { return nil }
-        guard let v = E(rawValue: s) else {
-            throw ConfigError(file: file, line: table[key]?.line, "\(name(key)): invalid value \(JSONWriter.quoted(s)); accepted: \(E.allCases.map { JSONWriter.quoted($0.rawValue) }.joined(separator: ", "))")
+        guard accepted.contains(s) else {
+            throw ConfigError(file: file, line: table[key]?.line, "\(name(key)): invalid value \(JSONWriter.quoted(s)); accepted: \(accepted.map { JSONWriter.quoted($0) }.joined(separator: ", "))")
         }
-        return v
+        return s
     }
 
     mutating func stringArray(_ key: String) throws(ConfigError) -> [String]? {

@@ -29,6 +29,8 @@ package final class DaemonMetrics: Sendable {
         static let deliveries = "hearth_outbox_deliveries_total"
         static let deliverySeconds = "hearth_outbox_delivery_seconds"
         static let actions = "hearth_actions_total"
+        static let triggerLag = "hearth_trigger_lag_seconds"
+        static let triggerWrites = "hearth_trigger_writes_total"
     }
 
     /// `reason` of `hearth_schedule_missed_total`.
@@ -51,6 +53,10 @@ package final class DaemonMetrics: Sendable {
         factory.durationHistogramBuckets[Name.deliverySeconds] = [
             .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
             .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30),
+        ]
+        factory.durationHistogramBuckets[Name.triggerLag] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
         ]
         self.factory = factory
         for kind in Self.kinds {
@@ -91,6 +97,29 @@ package final class DaemonMetrics: Sendable {
             for reason in MissedReason.allCases { _ = counter(Name.missed, [("job", job), ("reason", reason.rawValue)]) }
             for action in ["create", "update", "delete"] { _ = counter(Name.documents, [("job", job), ("action", action)]) }
         }
+    }
+
+    /// Creates the trigger series of the jobs that have triggers at zero: their triggered runs,
+    /// the lag and the writes seen.
+    package func prepareTriggers(jobs: [String]) {
+        for job in jobs {
+            for status in [RunRecord.Status.succeeded, .failed] {
+                _ = counter(Name.runs, [("job", job), ("status", status.rawValue), ("trigger", RunRecord.Trigger.write.rawValue)])
+            }
+            _ = timer(Name.triggerLag, [("job", job)])
+            _ = counter(Name.triggerWrites, [("job", job)])
+        }
+    }
+
+    /// Documents written to `job`'s trigger collections that joined its next triggered run (a
+    /// batch the change feed could not list counts as one).
+    package func writesSeen(job: String, count: Int) {
+        counter(Name.triggerWrites, [("job", job)]).increment(by: count)
+    }
+
+    /// A triggered run committed `seconds` after the daemon saw the first write it took.
+    package func triggerLag(job: String, seconds: Double) {
+        timer(Name.triggerLag, [("job", job)]).recordSeconds(seconds)
     }
 
     /// A run the daemon made (any attempt, any status).

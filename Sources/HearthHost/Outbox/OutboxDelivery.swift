@@ -34,7 +34,7 @@ package struct OutboxDelivery: Sendable {
     /// up is a configuration error: its pushes would otherwise be dropped as "no provider".
     package func pushProvider() throws(ConfigError) -> (any PushProvider)? {
         do { return try PushProviders.make(config: config, http: http, environment: environment) } catch {
-            throw ConfigError(file: config.file ?? "hearth.toml", "[push] provider = \"\(config.push.provider.rawValue)\" cannot be set up: \(error.description)")
+            throw ConfigError(file: config.file ?? "hearth.toml", "[push] provider = \"\(config.push.provider.name)\" cannot be set up: \(error.description)")
         }
     }
 

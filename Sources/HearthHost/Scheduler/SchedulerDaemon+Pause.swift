@@ -44,10 +44,12 @@ extension SchedulerDaemon {
         nudge()
     }
 
-    /// Drops the queued runs, delayed starts and pending retries of a job that was just paused
-    /// (`why` "paused") or of every job when the daemon stops (`why` "stopping"); a running
-    /// attempt finishes.
+    /// Drops the queued runs, delayed starts, pending retries and gathered writes of a job that
+    /// was just paused (`why` "paused") or of every job when the daemon stops (`why`
+    /// "stopping"); a running attempt finishes.
     func dropWaitingRuns(_ name: String, why: String = "paused") {
+        // Writes gathered for a triggered run: the schedule picks them up (docs/triggers.md#what-the-daemon-does-with-writes).
+        triggerChanges[name] = nil
         guard var j = jobs[name] else { return }
         var dropped = j.queue.count
         var droppedTickets = j.queue.compactMap(\.ticket)

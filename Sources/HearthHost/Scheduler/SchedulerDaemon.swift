@@ -6,6 +6,7 @@ import Musl
 import Foundation
 package import Logging
 import ServiceLifecycle
+import Synchronization
 import HearthKit
 package import HearthStore
 package import HearthSchedule
@@ -47,6 +48,8 @@ import HearthHTTP
 /// - **Reload** (``reload()``, on SIGHUP): the configuration is read again; if it is invalid
 ///   the old one stays and the reason is logged. A job whose schedule or zone changed starts
 ///   afresh from now; a disabled job gets no new slots (a running attempt finishes).
+/// - **Triggers** (docs/triggers.md#what-the-daemon-does-with-writes): writes the store's change
+///   feed reports start runs of the jobs they trigger (``SchedulerDaemon+Triggers.swift``).
 ///
 /// Time, the runner and randomness are injected, so tests drive it with a manual clock.
 package actor SchedulerDaemon: Service {
@@ -70,6 +73,9 @@ package actor SchedulerDaemon: Service {
         var dryRun = false
         var force = false
         var ticket: String?
+        /// A run started by writes (``startTriggeredRun(_:now:)``): the writes it takes, kept for
+        /// its retries.
+        var changes: TriggerChanges?
     }
 
     enum Phase {
@@ -99,7 +105,12 @@ package actor SchedulerDaemon: Service {
         }
     }
 
+    /// What the daemon does, in order (see ``SchedulerEvent``); at most ``unreadEventsKept``
+    /// wait for a reader.
     package nonisolated let events: AsyncStream<SchedulerEvent>
+    static let unreadEventsKept = 4096
+    /// Daemons made by this process.
+    private static let made = Atomic(0)
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
     nonisolated let clock: any SchedulerClock
@@ -144,6 +155,18 @@ package actor SchedulerDaemon: Service {
     /// When the outbox next needs a delivery pass (nil: nothing pending, as far as we know).
     var outboxDue: Date?
     var outboxTask: Task<Void, Never>?
+    /// Per job, the writes its next triggered run takes (docs/triggers.md#what-the-daemon-does-with-writes).
+    var triggerChanges: [String: TriggerChanges] = [:]
+    /// The task reading the store's change feed, the collections it watches, and a number that
+    /// changes each time a feed is (re)opened.
+    var changeFeedTask: Task<Void, Never>?
+    var watchedCollections: Set<String> = []
+    var changeFeedGeneration = 0
+    /// Jobs that read everything once the feed being opened is open (at start, after a reload
+    /// that changed the watched collections).
+    var awaitingChangeFeed: Set<String> = []
+    /// Whether "the store has no change feed" was logged.
+    var noChangeFeedLogged = false
     private var sleeper: Task<Void, Never>?
     private var pendingNudge = false
 
@@ -173,8 +196,12 @@ package actor SchedulerDaemon: Service {
         self.options = options
         self.logger = logger
         self.metrics = metrics
-        self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))"
-        (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .unbounded)
+        // Unique even for daemons of one process made in the same millisecond (tests).
+        let made = Self.made.add(1, ordering: .relaxed).newValue
+        self.claimHolder = "\(ProcessInfo.processInfo.hostName) pid=\(getpid()) start=\(Timestamp.format(Date()))\(made > 1 ? " daemon=\(made)" : "")"
+        // Read by tests (and anyone watching); nobody reads them in `hearth daemon`, so only the
+        // newest are kept, not one per write since the start.
+        (events, eventSink) = AsyncStream.makeStream(of: SchedulerEvent.self, bufferingPolicy: .bufferingNewest(Self.unreadEventsKept))
     }
 
     /// The enabled jobs and their parsed schedules; a bad schedule is a ``ConfigError``.
@@ -252,6 +279,7 @@ package actor SchedulerDaemon: Service {
         }
         config = replacement
         guard started else { return }
+        let previousTriggers = activeTriggers()
         let now = clock.now()
         for name in config.jobs.keys.sorted() {
             if let (jc, schedule) = schedules[name] {
@@ -281,6 +309,7 @@ package actor SchedulerDaemon: Service {
                 logger.notice("job disabled; it gets no new slots", metadata: ["job": "\(name)"])
             }
         }
+        triggersReconfigured(previous: previousTriggers)
         nudge()
     }
 
@@ -298,6 +327,7 @@ package actor SchedulerDaemon: Service {
         notifier?.notify("READY=1\nSTATUS=scheduling \(names.count) job(s)")
         logger.notice("scheduler started", metadata: ["jobs": "\(names.joined(separator: ", "))", "store": "\(data.location)"])
         emit(.ready(jobs: names))
+        await startChangeFeed()
         var lastStatus = ""
         while !stopping {
             tick(now: clock.now())
@@ -344,6 +374,7 @@ package actor SchedulerDaemon: Service {
         for name in jobs.keys.sorted() {
             handleDueSlots(name, now: now)
             startNext(name, now: now)
+            startTriggeredRun(name, now: now)
         }
         startOutboxPassIfDue(now: now)
     }
@@ -557,6 +588,11 @@ package actor SchedulerDaemon: Service {
         emit(.started(job: name, logicalTime: pending.slot, trigger: pending.trigger, attempt: pending.attempt))
         if let ticket = pending.ticket { tickets[ticket]?.running = true }
         let task = Task {
+            if pending.changes != nil {
+                let (record, changes) = await Self.triggeredAttempt(name, pending, config: config, runner: runner, clock: clock, data: data, holder: holder, logger: logger)
+                self.triggeredAttemptFinished(name, id: id, record: record, changes: changes)
+                return
+            }
             let record = await Self.attempt(
                 name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
             self.attemptFinished(name, id: id, record: record)
@@ -659,7 +695,9 @@ package actor SchedulerDaemon: Service {
         j.active = nil
         let pending = active.run
         guard let record else {
-            // Another daemon holds the slot (docs/operations/high-availability.md): not a run here.
+            // Another daemon holds the slot (docs/operations/high-availability.md), or took the
+            // writes of a triggered run: not a run here.
+            if pending.changes != nil { emit(.changesClaimedElsewhere(job: name)) }
             jobs[name] = j
             finishTicket(pending.ticket, nil)
             nudge()
@@ -686,6 +724,7 @@ package actor SchedulerDaemon: Service {
             return
         }
         metrics?.runFinished(record)
+        if let changes = pending.changes { triggeredRunFinished(name, record: record, changes: changes) }
         lastRecords[name] = record
         if record.status.isFailure {
             consecutiveFailures[name, default: 0] += 1
@@ -726,6 +765,7 @@ package actor SchedulerDaemon: Service {
             if j.enabled, let next = j.nextSlot { wake = min(wake ?? next, next) }
             if case .waiting(let until)? = j.active?.phase { wake = min(wake ?? until, until) }
         }
+        if let due = nextTriggeredRun() { wake = min(wake ?? due, due) }
         if outboxTask == nil, let due = outboxDue { wake = min(wake ?? due, due) }
         return wake
     }
@@ -744,6 +784,7 @@ package actor SchedulerDaemon: Service {
     func drain() async {
         pauseWatcherTask?.cancel()
         pauseWatcherTask = nil
+        await stopChangeFeed()
         for name in jobs.keys.sorted() { dropWaitingRuns(name, why: "stopping") }
         let deadline = clock.now() + config.shutdownGrace
         let running = runningJobs()

@@ -104,7 +104,7 @@ package struct SystemdExport: Sendable {
     static func secretFiles(_ config: HearthConfig) -> [String] {
         var files = config.storage.kind == .postgres ? [config.storage.urlFile].compactMap { $0 } : []
         files += config.webhooks.compactMap(\.secretFile)
-        files += [config.push.fcmServiceAccountFile, config.push.apnsKeyFile, config.push.webhookSecretFile, config.http.caFile].compactMap { $0 }
+        files += config.push.files + [config.http.caFile].compactMap { $0 }
         var seen = Set<String>()
         return files.filter { seen.insert($0).inserted }
     }

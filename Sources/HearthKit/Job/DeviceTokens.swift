@@ -2,9 +2,9 @@
 /// (docs/push.md#which-tokens). The one place the token rule lives: jobs' plans, the outbox
 /// deliverer (a push queued without tokens) and the removal of dead tokens all use it.
 ///
-/// - `provider = "fcm"` (and `"none"`, whose plans show what FCM would get): the `fcmTokens`
-///   array, then the legacy single `fcmToken`; `"apns"`: `apnsTokens`; `"webhook"`: all of them
-///   (``fields``).
+/// - The fields read are the provider kind's (``PushProviderKind/tokenFields``), in order:
+///   `provider = "fcm"` (and `"none"`, whose plans show what FCM would get): the `fcmTokens`
+///   array, then the legacy single `fcmToken`; `"apns"`: `apnsTokens`; `"webhook"`: the fields of both.
 /// - Empty strings and repeats are dropped. Token fields are read leniently, as the outbox
 ///   deliverer reads them: a field of the wrong type, or a non-string entry, is left out and
 ///   named in ``problems`` — it never makes the user document invalid input (other jobs rewrite
@@ -16,20 +16,16 @@ public struct DeviceTokens: Sendable, Equatable {
     public var problems: [String]
 
     /// A field of the user document that holds device tokens.
-    package struct Field: Sendable {
+    package struct Field: Sendable, Hashable {
         package var name: String
         /// An array of strings; otherwise one string.
         package var isList: Bool
-        /// The providers that take its tokens.
-        package var providers: Set<PushProviderKind>
-    }
 
-    /// The token fields, in the order their tokens are taken.
-    package static let fields: [Field] = [
-        Field(name: "fcmTokens", isList: true, providers: [.fcm, .none, .webhook]),
-        Field(name: "fcmToken", isList: false, providers: [.fcm, .none, .webhook]),
-        Field(name: "apnsTokens", isList: true, providers: [.apns, .webhook]),
-    ]
+        /// An array of token strings.
+        package static func list(_ name: String) -> Field { Field(name: name, isList: true) }
+        /// One token string.
+        package static func single(_ name: String) -> Field { Field(name: name, isList: false) }
+    }
 
     public init(tokens: [String] = [], problems: [String] = []) {
         self.tokens = tokens
@@ -43,7 +39,7 @@ public struct DeviceTokens: Sendable, Equatable {
         func add(_ t: String) {
             if !t.isEmpty, seen.insert(t).inserted { out.tokens.append(t) }
         }
-        for field in Self.fields where field.providers.contains(provider) {
+        for field in provider.tokenFields {
             switch (user[field.name], field.isList) {
             case (nil, _), (.null?, _): continue
             case (.array(let items)?, true):
@@ -58,9 +54,9 @@ public struct DeviceTokens: Sendable, Equatable {
         self = out
     }
 
-    /// `user` without `tokens` in any token field (a single-token field that holds one is
+    /// `user` without `tokens` in any of `fields` (a single-token field that holds one is
     /// removed); other fields untouched.
-    package static func removing(_ tokens: Set<String>, from user: JSONObject) -> JSONObject {
+    package static func removing(_ tokens: Set<String>, from user: JSONObject, fields: [Field]) -> JSONObject {
         var o = user
         for field in fields {
             if field.isList {
