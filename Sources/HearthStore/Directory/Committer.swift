@@ -110,9 +110,12 @@ package struct Committer: Sendable {
     /// Commits: journal, commit point, files, directory syncs, journal removal.
     /// `extra` adds files under `.hearth/` (outbox messages, the run record) to the same commit;
     /// `leading` adds files written before the documents (ledger entries, see ``Ledger``).
-    package func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Write] = []) throws {
+    /// `writer` marks each document file written with the committing job (``WriterMark``), so
+    /// change feeds in any process can tell its commit from an app's write; a commit recovery
+    /// finishes after a crash leaves its files unmarked.
+    package func commit(_ changeset: Changeset, id: String, leading: [Journal.Operation] = [], extra: [Write] = [], writer: WriterMark? = nil) throws {
         if leading.count + changeset.entries.count + extra.count > Committer.batchSyncThreshold {
-            return try commitStaged(changeset, id: id, leading: leading, extra: extra)
+            return try commitStaged(changeset, id: id, leading: leading, extra: extra, writer: writer)
         }
         var ops: [Journal.Operation] = leading
         ops.reserveCapacity(leading.count + changeset.entries.count + extra.count)
@@ -128,7 +131,7 @@ package struct Committer: Sendable {
         try FileIO.fsyncDirectory(journalDirectory)
         FaultInjection.commitStep()
         // Committed. From here a crash is finished by recovery.
-        try apply(journal)
+        try apply(journal, writer: writer)
         try FileIO.remove(committed)
         try FileIO.fsyncDirectory(journalDirectory)
     }
@@ -165,7 +168,7 @@ package struct Committer: Sendable {
     /// 3. The rename to `<id>.journal` is the commit point.
     /// 4. Renames and deletes on all cores, `syncfs`, journal removed (``finishStaged(_:)``,
     ///    which recovery runs for a committed staged journal).
-    private func commitStaged(_ changeset: Changeset, id: String, leading: [Journal.Operation], extra: [Write]) throws {
+    private func commitStaged(_ changeset: Changeset, id: String, leading: [Journal.Operation], extra: [Write], writer: WriterMark?) throws {
         var writes: [(path: String, content: Content)] = []
         writes.reserveCapacity(leading.count + changeset.entries.count + extra.count)
         writes.append(contentsOf: leading.map { Content.of(Write($0)) })
@@ -210,6 +213,7 @@ package struct Committer: Sendable {
                 let path = root + "/" + items[i].path
                 let bytes: [UInt8]
                 var target: FileOwnership.Target?
+                var mark: WriterMark?
                 switch items[i].content {
                 case .delete: return nil
                 case .bytes(let b): bytes = b
@@ -218,10 +222,14 @@ package struct Committer: Sendable {
                 if !items[i].path.hasPrefix(".hearth/") {
                     let dir = FileIO.directoryName(path)
                     target = ownership.target(forFile: path, newFile: newFile[dir] ?? ownership.newFileTarget(inDirectory: dir))
+                    mark = writer
                 }
                 defer { FaultInjection.commitStep() }
                 do throws(FileIO.Failure) {
-                    _ = try FileIO.writeTemporary(for: path, bytes, sync: false, ownership: target)
+                    _ = try FileIO.writeTemporary(for: path, sync: false, ownership: target) { fd, tmp throws(FileIO.Failure) in
+                        try FileIO.writeAll(fd, bytes, path: tmp)
+                        mark?.apply(to: fd, relativePath: items[i].path)
+                    }
                     return nil
                 } catch {
                     return error
@@ -318,7 +326,8 @@ package struct Committer: Sendable {
         return byDirectory.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }.map(\.value)
     }
 
-    /// Writes a journal's files. Idempotent, so recovery may run it again.
+    /// Writes a journal's files, its documents marked as `writer`'s. Idempotent, so recovery
+    /// may run it again.
     ///
     /// Every file goes through a temp file beside it and a rename, and its bytes are on disk
     /// before the rename: small commits fsync each temp file (docs/reliability.md#commits-locking-crashes to the letter); large
@@ -328,7 +337,7 @@ package struct Committer: Sendable {
     /// files drops from minutes to about a second on this machine's disk). Directory entries
     /// are then made durable (fsync of each directory, or a second `syncfs`) before the
     /// journal is removed.
-    func apply(_ journal: Journal) throws {
+    func apply(_ journal: Journal, writer: WriterMark? = nil) throws {
         if journal.isStaged { return try finishStaged(journal) }
         var dirs = Set<String>()
         // (absolute path, new bytes or nil for a delete), in journal order.
@@ -368,7 +377,16 @@ package struct Committer: Sendable {
         }
         guard items.count > Committer.batchSyncThreshold else {
             for (i, item) in items.enumerated() {
-                if let bytes = item.bytes { try FileIO.writeAtomically(item.path, bytes, ownership: target(i)) } else { try FileIO.remove(item.path) }
+                if let bytes = item.bytes {
+                    let mark = item.isDocument ? writer : nil
+                    let relative = String(item.path.dropFirst(data.root.count + 1))
+                    try FileIO.writeAtomically(item.path, ownership: target(i)) { fd, tmp throws(FileIO.Failure) in
+                        try FileIO.writeAll(fd, bytes, path: tmp)
+                        mark?.apply(to: fd, relativePath: relative)
+                    }
+                } else {
+                    try FileIO.remove(item.path)
+                }
                 FaultInjection.commitStep()
             }
             for d in dirs.sorted() { try FileIO.fsyncDirectory(d) }
@@ -377,11 +395,19 @@ package struct Committer: Sendable {
         // Big commits: temp files on all cores, one syncfs, renames on all cores, one syncfs.
         // Neither step depends on the order of the files (the journal is the commit point), and
         // a failure leaves only temp files that recovery rewrites under the same names.
+        let root = data.root
         let written = concurrentChunks(count: items.count, chunkSize: 128) { range in
             range.map { i -> Result<String, FileIO.Failure> in
                 guard let bytes = items[i].bytes else { return .success("") }
                 defer { FaultInjection.commitStep() }
-                return Result { () throws(FileIO.Failure) in try FileIO.writeTemporary(for: items[i].path, bytes, sync: false, ownership: target(i)) }
+                let mark = items[i].isDocument ? writer : nil
+                let relative = String(items[i].path.dropFirst(root.count + 1))
+                return Result { () throws(FileIO.Failure) in
+                    try FileIO.writeTemporary(for: items[i].path, sync: false, ownership: target(i)) { fd, tmp throws(FileIO.Failure) in
+                        try FileIO.writeAll(fd, bytes, path: tmp)
+                        mark?.apply(to: fd, relativePath: relative)
+                    }
+                }
             }
         }
         let temps = try written.map { try $0.get() }

@@ -70,8 +70,14 @@ extension DataDirectory: StorageBackend {
                     JSONWriter.document(OutboxStore.envelope(event, job: commit.job, runID: commit.runID, createdAt: commit.record.end)))
             }
             let record = Committer.Write.put(commit.record.relativePath, JSONWriter.document(commit.record.json))
-            try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record])
+            try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record], writer: WriterMark(job: commit.job, chain: commit.chain))
         }
+    }
+
+    /// The writes to `collections` by any process, from inotify (``DirectoryChangeFeed``); a
+    /// job's commit is told apart by the ``WriterMark`` on the files it wrote.
+    package func changeFeed(collections: Set<String>) throws -> AsyncStream<ChangeFeedEvent>? {
+        try DirectoryChangeFeed.start(data: self, collections: collections).events
     }
 
     /// A follow-up commit (the outbox's removal of dead device tokens): as a run's commit, one

@@ -215,8 +215,10 @@ package enum FileIO {
         try writeTemporary(for: path, mode: mode, sync: sync, ownership: ownership) { fd, tmp throws(Failure) in try writeAll(fd, bytes, path: tmp) }
     }
 
-    private static func writeTemporary(
-        for path: String, mode: UInt32, sync: Bool, ownership: FileOwnership.Target?, _ write: (Int32, String) throws(Failure) -> Void
+    /// ``writeTemporary(for:_:mode:sync:ownership:)`` for a file written by `write`, which
+    /// gets the temp file's descriptor and path.
+    package static func writeTemporary(
+        for path: String, mode: UInt32 = 0o640, sync: Bool, ownership: FileOwnership.Target?, _ write: (Int32, String) throws(Failure) -> Void
     ) throws(Failure) -> String {
         let tmp = temporaryPath(for: path)
         let createMode = ownership.map { $0.mode & 0o777 } ?? mode
