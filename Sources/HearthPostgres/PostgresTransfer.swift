@@ -93,13 +93,24 @@ package enum PostgresTransfer {
     private static func copyRows(
         _ directory: String, _ files: [(collection: String, id: String)], _ range: Range<Int>, firstVersion: Int64
     ) throws -> [UInt8] {
-        let parts = concurrentChunks(count: range.count, chunkSize: 512) { chunk -> [Result<[UInt8], any Error>] in
+        let parts = concurrentChunks(count: range.count, chunkSize: 256, threads: readThreads) { chunk -> [Result<[UInt8], any Error>] in
             var out: [UInt8] = []
+            // Files are opened relative to their collection's directory, opened once per run of
+            // the same collection: no path walk per file.
+            var open: (collection: String, fd: Int32)?
+            defer { if let open { close(open.fd) } }
             for i in chunk {
                 let index = range.lowerBound + i
                 let file = files[index]
                 do {
-                    let bytes = try documentBytes(directory, file.collection + "/" + file.id + ".json")
+                    if open?.collection != file.collection {
+                        if let o = open { close(o.fd) }
+                        guard let fd = FileIO.openDirectory(directory + "/" + file.collection) else {
+                            throw StoreError("\(file.collection)/ disappeared during the import")
+                        }
+                        open = (file.collection, fd)
+                    }
+                    let bytes = try documentBytes(open!.fd, file.collection, file.id)
                     appendCopyText(file.collection, to: &out)
                     out.append(0x09)
                     appendCopyText(file.id, to: &out)
@@ -119,10 +130,15 @@ package enum PostgresTransfer {
         return rows
     }
 
+    /// Threads reading files: more than cores, since a file out of the page cache waits on the
+    /// disk (docs/performance.md#postgresql-beside-the-data-directory).
+    static let readThreads = max(8, ProcessInfo.processInfo.activeProcessorCount)
+
     /// The bytes of the document file `relative`, checked as the import requires: at most
     /// 1 MiB, UTF-8, a JSON object.
-    private static func documentBytes(_ directory: String, _ relative: String) throws -> [UInt8] {
-        guard let (bytes, _, tooLarge) = try FileIO.readFile(directory + "/" + relative, limit: DataDirectory.maxDocumentSize) else {
+    private static func documentBytes(_ directory: Int32, _ collection: String, _ id: String) throws -> [UInt8] {
+        let relative = collection + "/" + id + ".json"
+        guard let (bytes, _, tooLarge) = try FileIO.readFile(in: directory, id + ".json", path: relative, limit: DataDirectory.maxDocumentSize, followSymlink: true) else {
             throw StoreError("\(relative) disappeared during the import")
         }
         if tooLarge { throw StoreError("\(relative) is larger than 1 MiB (1048576 bytes), the document limit; split it before importing") }
@@ -148,6 +164,28 @@ package enum PostgresTransfer {
 
     static func appendCopyText(_ text: String, to out: inout [UInt8]) { appendCopyText(text.utf8, to: &out) }
 
+    /// ``appendCopyText(_:to:)`` for bytes: the runs between bytes to escape are appended whole.
+    static func appendCopyText(_ text: [UInt8], to out: inout [UInt8]) {
+        text.withUnsafeBufferPointer { b in
+            var start = 0
+            for i in 0..<b.count {
+                let escaped: UInt8
+                switch b[i] {
+                case 0x5C: escaped = 0x5C
+                case 0x09: escaped = 0x74
+                case 0x0A: escaped = 0x6E
+                case 0x0D: escaped = 0x72
+                default: continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<i]))
+                out.append(0x5C)
+                out.append(escaped)
+                start = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start...]))
+        }
+    }
+
     /// The documents of a data directory as the directory backend sees them: `*.json` files
     /// with valid ids in collection directories, subcollections under `<collection>/<id>/`;
     /// names starting with `.` (Hearth's `.hearth/`) are skipped.
@@ -160,7 +198,9 @@ package enum PostgresTransfer {
         func walk(_ collection: String) throws {
             let dir = root + "/" + collection
             for name in (try FileIO.list(dir) ?? []).sorted() where !name.hasPrefix(".") {
-                if name.hasSuffix(".json"), DocumentPath.isValid(name: String(name.dropLast(5))), !isDirectory(dir + "/" + name) {
+                // As the directory backend lists a collection: a `.json` name is a document
+                // without a `stat` (a directory so named fails the read, naming it).
+                if name.hasSuffix(".json"), DocumentPath.isValid(name: String(name.dropLast(5))) {
                     out.append((collection, String(name.dropLast(5))))
                 } else if DocumentPath.isValid(name: name), isDirectory(dir + "/" + name) {
                     for sub in (try FileIO.list(dir + "/" + name) ?? []).sorted() where !sub.hasPrefix(".") && DocumentPath.isValid(name: sub) && isDirectory(dir + "/" + name + "/" + sub) {

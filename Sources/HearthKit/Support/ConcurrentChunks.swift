@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -103,4 +104,40 @@ private enum LaneTake {
     case chunk(lane: Int, range: Range<Int>)
     case wait
     case done
+}
+
+/// Like ``concurrentChunks(count:chunkSize:_:)``, on `threads` threads of its own instead of one
+/// per core: for work that mostly waits on the disk (files out of the page cache, where reads
+/// in flight, not cores, set the pace). Results in index order.
+package func concurrentChunks<T: Sendable>(count: Int, chunkSize: Int, threads: Int, _ body: @escaping @Sendable (Range<Int>) -> [T]) -> [T] {
+    let chunks = (count + chunkSize - 1) / chunkSize
+    if chunks <= 1 { return count == 0 ? [] : body(0..<count) }
+    let shared = ChunkResults<T>()
+    let done = DispatchGroup()
+    for _ in 0..<min(threads, chunks) {
+        done.enter()
+        Thread.detachNewThread {
+            while true {
+                let c = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                if c >= chunks { break }
+                let part = body((c * chunkSize)..<min((c + 1) * chunkSize, count))
+                shared.parts.withLock { $0[c] = part }
+            }
+            done.leave()
+        }
+    }
+    done.wait()
+    return shared.parts.withLock { dict in
+        var out: [T] = []
+        out.reserveCapacity(dict.values.reduce(0) { $0 + $1.count })
+        for c in 0..<chunks { out.append(contentsOf: dict.removeValue(forKey: c) ?? []) }
+        return out
+    }
+}
+
+/// What the threads of ``concurrentChunks(count:chunkSize:threads:_:)`` share: the next chunk to
+/// take and the parts done.
+private final class ChunkResults<T: Sendable>: Sendable {
+    let next = Atomic<Int>(0)
+    let parts = Mutex<[Int: [T]]>([:])
 }

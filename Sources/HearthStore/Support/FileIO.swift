@@ -94,10 +94,11 @@ package enum FileIO {
     /// `name` in the directory open as `directory`, without walking the directory's path again
     /// (the kernel's path lookup was a visible part of reading a collection; docs/performance.md#profiles-leaderboard-rebuild-steady-run-20000-users).
     /// `path` is only for error messages. Nil when the file is missing or a symbolic link.
-    package static func readFile(in directory: Int32, _ name: String, path: @autoclosure () -> String, limit: Int) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
+    /// With `followSymlink` a symbolic link is read through, as ``readFile(_:limit:followSymlink:)`` does by default.
+    package static func readFile(in directory: Int32, _ name: String, path: @autoclosure () -> String, limit: Int, followSymlink: Bool = false) throws(Failure) -> (bytes: [UInt8], stat: Stat, tooLarge: Bool)? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | (followSymlink ? 0 : O_NOFOLLOW) | O_NONBLOCK)  // O_NONBLOCK: a FIFO named like a document must not hang the read (regular files ignore it)
         if fd < 0 {
-            if errno == ENOENT || errno == ELOOP { return nil }
+            if errno == ENOENT || (!followSymlink && errno == ELOOP) { return nil }
             throw Failure(path: path(), operation: "open", errno: errno)
         }
         defer { close(fd) }
