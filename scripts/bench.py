@@ -18,6 +18,8 @@
     scripts/bench.py functions [--gigs N] [--reps R]  (a command job beside its compiled-in twin)
     scripts/bench.py gigs    [--gigs N]         (gig-quality-score over generated gigs)
     scripts/bench.py commit-model ROOT LIST MODE SPLIT (a big commit's file work, in C)
+    scripts/bench.py trigger [--backend ...] [--users 100000] [--count 200] [--burst 10000] [--trigger-delay 20ms]
+                                                (write → commit latency of triggered runs, a burst, idle cost)
 
 Data: `hearth seed --users N --seed 7` into WORK/seed-N (default WORK=.bench-data), seeded once
 and never written; every measurement runs on a copy (`cp -al`: the committer replaces files by
@@ -54,7 +56,7 @@ import collections
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOW = "2026-11-18T12:00:00Z"
 NOW_S = 1795003200  # NOW in Unix seconds
-JOB_COMMANDS = {"jobs", "feed-cost", "feed-sql", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model"}
+JOB_COMMANDS = {"jobs", "feed-cost", "feed-sql", "import", "outbox", "floors", "ab", "push", "idle", "functions", "gigs", "commit-model", "trigger"}
 
 
 def log(message):
@@ -1049,6 +1051,340 @@ def cmd_commit_model(a):
 
 # MARK: command line
 
+# MARK: trigger
+
+class Inotify:
+    """The few inotify calls the trigger bench needs, through ctypes (no pip package)."""
+    MOVED_TO, CLOSE_WRITE = 0x80, 0x08
+
+    def __init__(self, folder):
+        import ctypes
+        self.libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        self.fd = self.libc.inotify_init1(0)
+        if self.libc.inotify_add_watch(self.fd, folder.encode(), self.MOVED_TO | self.CLOSE_WRITE) < 0:
+            raise OSError(ctypes.get_errno(), "inotify_add_watch " + folder)
+        self.buffered = []
+
+    def names(self, timeout):
+        """Names of files renamed into the folder or closed after writing, waiting up to `timeout` s."""
+        import select
+        if not self.buffered:
+            ready, _, _ = select.select([self.fd], [], [], timeout)
+            if not ready:
+                return []
+            data = os.read(self.fd, 1 << 20)
+            i = 0
+            while i < len(data):
+                _, _, _, length = struct.unpack_from("iIII", data, i)
+                self.buffered.append(data[i + 16:i + 16 + length].split(b"\0", 1)[0].decode())
+                i += 16 + length
+        out, self.buffered = self.buffered, []
+        return out
+
+    def close(self):
+        os.close(self.fd)
+
+
+class LibPQ:
+    """An app's connection to PostgreSQL through libpq (ctypes): statements and LISTEN."""
+
+    def __init__(self, url):
+        import ctypes
+        import ctypes.util
+        pq = ctypes.CDLL(ctypes.util.find_library("pq") or "libpq.so.5")
+        pq.PQconnectdb.restype = ctypes.c_void_p
+        pq.PQexec.restype = ctypes.c_void_p
+        pq.PQexec.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        pq.PQgetvalue.restype = ctypes.c_char_p
+        pq.PQgetvalue.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+        pq.PQntuples.argtypes = [ctypes.c_void_p]
+        pq.PQresultStatus.argtypes = [ctypes.c_void_p]
+        pq.PQresultErrorMessage.restype = ctypes.c_char_p
+        pq.PQresultErrorMessage.argtypes = [ctypes.c_void_p]
+        pq.PQclear.argtypes = [ctypes.c_void_p]
+        pq.PQnotifies.restype = ctypes.c_void_p
+        pq.PQnotifies.argtypes = [ctypes.c_void_p]
+        pq.PQconsumeInput.argtypes = [ctypes.c_void_p]
+        pq.PQsocket.argtypes = [ctypes.c_void_p]
+        pq.PQfreemem.argtypes = [ctypes.c_void_p]
+        pq.PQstatus.argtypes = [ctypes.c_void_p]
+        self.pq, self.conn = pq, pq.PQconnectdb(url.encode())
+        if pq.PQstatus(self.conn) != 0:
+            sys.exit(f"cannot connect to {url}")
+
+    def query(self, sql):
+        r = self.pq.PQexec(self.conn, sql.encode())
+        if self.pq.PQresultStatus(r) not in (1, 2):  # PGRES_COMMAND_OK, PGRES_TUPLES_OK
+            message = self.pq.PQresultErrorMessage(r).decode()
+            self.pq.PQclear(r)
+            raise RuntimeError(f"{sql[:80]}: {message}")
+        rows = [self.pq.PQgetvalue(r, i, 0).decode() for i in range(self.pq.PQntuples(r))]
+        self.pq.PQclear(r)
+        return rows
+
+    def wait_notify(self, timeout):
+        """True when a notification arrived within `timeout` s (all pending ones are consumed)."""
+        import select
+        got = False
+        deadline = time.monotonic() + timeout
+        while True:
+            self.pq.PQconsumeInput(self.conn)
+            while True:
+                n = self.pq.PQnotifies(self.conn)
+                if not n:
+                    break
+                self.pq.PQfreemem(n)
+                got = True
+            left = deadline - time.monotonic()
+            if got or left <= 0:
+                return got
+            select.select([self.pq.PQsocket(self.conn)], [], [], left)
+
+
+def quote(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+def cmd_trigger(a):
+    """Write-to-commit latency of triggered runs with a daemon running (docs/triggers.md#what-it-costs):
+    a pending gift written into `transactions` (a rename on a data directory, an INSERT on
+    PostgreSQL) until its document says `completed`, one at a time, --count times; the same for
+    a message until its conversation's `lastMessage` shows it; then --burst gifts from 4
+    writers within one second, until all are settled; the daemon's CPU per one-gift run and its
+    resident memory when idle, with triggers on and off."""
+    users = int(a.users.split(",")[0])
+    seed = pristine(a, users)
+    pg = Postgres() if a.backend in ("postgres", "both") else None
+    try:
+        for backend in backends(a):
+            trigger_round(a, backend, users, seed, pg)
+    finally:
+        if pg:
+            pg.stop()
+
+
+def trigger_round(a, backend, users, seed, pg):
+    store = Store(a, backend, users, seed, pg, label="-trigger")
+    store.load()
+    cfg = os.path.join(a.work, f"trigger-{backend}.toml")
+    jobs = json.loads(subprocess.run([a.bin, "list", "--data", seed, "--format", "json"], capture_output=True, text=True, check=True, cwd=a.work).stdout)
+
+    # Both jobs' slots are two days ago (as in `idle`): only writes start runs, so neither the
+    # latencies nor the idle figures include a scheduled full run.
+    day = time.gmtime(time.time() - 2 * 86400)
+    far = f"0 12 {day.tm_mday} {day.tm_mon} *"
+
+    def config(triggers):
+        with open(cfg, "w") as f:
+            if backend == "dir":
+                f.write(f'dataDir = "{store.dir}"\n')
+            else:
+                f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
+            for j in jobs:
+                if j["job"] in ("gift-settle", "conversation-sync"):
+                    f.write(f'[jobs.{j["job"]}]\nschedule = "{far}"\ntriggerDelay = "{a.trigger_delay}"\n' + ("" if triggers else "triggers = []\n"))
+                else:
+                    f.write(f'[jobs.{j["job"]}]\nenabled = false\n')
+
+    env = store.env_for()
+    users_ids = sorted(n[:-5] for n in os.listdir(os.path.join(seed, "users")) if n.endswith(".json"))[:200]
+    conversations = []
+    for n in sorted(os.listdir(os.path.join(seed, "conversations"))):
+        c = json.load(open(os.path.join(seed, "conversations", n)))
+        if isinstance(c.get("participantIds"), list) and len(c["participantIds"]) >= 2:
+            conversations.append((n[:-5], c["participantIds"]))
+        if len(conversations) >= 50:
+            break
+
+    def gift(i, label):
+        giver, taker = users_ids[(2 * i) % len(users_ids)], users_ids[(2 * i + 1) % len(users_ids)]
+        return f"{label}-{i:05d}", {"type": "gift", "status": "pending", "fromUserId": giver, "toUserId": taker, "amount": 1,
+                                    "message": "bench", "createdAt": iso(time.time())}
+
+    def message(i):
+        cid, members = conversations[i % len(conversations)]
+        return f"bench-m-{i:05d}", cid, {"conversationId": cid, "senderId": members[0], "content": f"bench message {i}",
+                                         "type": "text", "createdAt": iso(time.time()), "readBy": [members[0]]}
+
+    app = LibPQ(pg.url(store.name)) if backend == "postgres" else None
+    if app:
+        app.query("LISTEN hearth_documents")
+
+    def write(collection, doc_id, obj):
+        if app:
+            app.query(f"INSERT INTO documents (collection, id, raw, version) VALUES ('{collection}', {quote(doc_id)}, {quote(json.dumps(obj))}, nextval('document_versions'))")
+            return
+        folder = os.path.join(store.dir, collection)
+        tmp = os.path.join(folder, f".bench-{doc_id}")
+        with open(tmp, "w") as f:
+            json.dump(obj, f)
+        os.rename(tmp, os.path.join(folder, doc_id + ".json"))
+
+    def read(collection, doc_id):
+        if app:
+            rows = app.query(f"SELECT raw FROM documents WHERE collection = '{collection}' AND id = {quote(doc_id)}")
+            return json.loads(rows[0]) if rows else None
+        try:
+            return json.load(open(os.path.join(store.dir, collection, doc_id + ".json")))
+        except (OSError, ValueError):
+            return None
+
+    def wait_for(collection, doc_id, done, watch, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if app:
+                app.wait_notify(0.5)
+            else:
+                watch.names(0.5)
+            d = read(collection, doc_id)
+            if d is not None and done(d):
+                return time.monotonic()
+        raise RuntimeError(f"{collection}/{doc_id} not done within {timeout} s")
+
+    def daemon_cpu(pid):
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    log_path = os.path.join(a.work, f"trigger-{backend}.log")
+
+    def start_daemon():
+        proc = subprocess.Popen([a.bin, "daemon", "--config", cfg], cwd=a.work, env=env, stdout=subprocess.DEVNULL, stderr=open(log_path, "w"))
+        # Ready once every triggered job's start-up run (the backstop) is recorded.
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            out = subprocess.run([a.bin, "history", "--limit", "50", "--format", "json"] + store.args, capture_output=True, text=True, cwd=a.work, env=env).stdout
+            seen = {r["job"] for r in json.loads(out or "[]") if r["trigger"] == "write"}
+            if {"gift-settle", "conversation-sync"} <= seen:
+                return proc
+            if proc.poll() is not None:
+                sys.exit(f"the daemon exited ({proc.returncode}); see {log_path}")
+            time.sleep(0.5)
+        sys.exit(f"the daemon's start-up runs did not finish; see {log_path}")
+
+    def idle_figures(proc, seconds=20):
+        time.sleep(2)
+        c0 = daemon_cpu(proc.pid)
+        time.sleep(seconds)
+        return (daemon_cpu(proc.pid) - c0) / seconds, proc_status(proc.pid, "VmRSS") / 1024
+
+    rows = []
+    config(False)
+    proc = subprocess.Popen([a.bin, "daemon", "--config", cfg], cwd=a.work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(5)  # start-up: nothing runs (no triggers, no slot due)
+    idle_off = idle_figures(proc)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+
+    config(True)
+    proc = start_daemon()
+    watch_t = Inotify(os.path.join(store.dir, "transactions")) if not app else None
+    watch_c = Inotify(os.path.join(store.dir, "conversations")) if not app else None
+    try:
+        idle_on = idle_figures(proc)
+        gift_ms = []
+        c0 = daemon_cpu(proc.pid)
+        for i in range(a.count):
+            doc_id, obj = gift(i, "bench-g")
+            write("transactions", doc_id, obj)
+            t0 = time.monotonic()
+            t1 = wait_for("transactions", doc_id, lambda d: d.get("status") == "completed", watch_t)
+            gift_ms.append((t1 - t0) * 1000)
+            time.sleep(0.05)  # the run records itself after its commit
+        # /proc's CPU times tick every 10 ms: the mean over all the one-gift runs.
+        cpu_per_gift = (daemon_cpu(proc.pid) - c0) * 1000 / a.count
+        msg_ms = []
+        for i in range(a.count):
+            doc_id, cid, obj = message(i)
+            write("messages", doc_id, obj)
+            t0 = time.monotonic()
+            t1 = wait_for("conversations", cid, lambda d, text=obj["content"]: d.get("lastMessage") == text, watch_c)
+            msg_ms.append((t1 - t0) * 1000)
+            time.sleep(0.02)
+        history = subprocess.run([a.bin, "history", "gift-settle", "--limit", "5", "--format", "json"] + store.args, capture_output=True, text=True, cwd=a.work, env=env).stdout
+        reads = [r["counts"]["documentsRead"] for r in json.loads(history) if r["trigger"] == "write"]
+
+        # The burst: 4 writers, a.burst gifts in all, within about one second.
+        def runs_logged():
+            return sum(1 for line in open(log_path) if "run succeeded" in line and " job=gift-settle " in line and "trigger=write" in line)
+        before = runs_logged()
+        ids = []
+        per = a.burst // 4
+        writers = []
+        for w in range(4):
+            batch = [gift(w * per + k, f"bench-b{w}") for k in range(per)]
+            ids += [d for d, _ in batch]
+            path = os.path.join(a.work, f"burst-{w}.json")
+            with open(path, "w") as f:
+                json.dump(batch, f)
+            writers.append(path)
+        script = BURST_WRITER
+        first_write = time.monotonic()
+        procs = [subprocess.Popen([sys.executable, "-c", script, backend, store.dir if not app else pg.url(store.name), p]) for p in writers]
+        for p in procs:
+            p.wait()
+        last_write = time.monotonic()
+        pending = set(ids)
+        while pending and time.monotonic() - last_write < 120:
+            pending = {d for d in pending if (read("transactions", d) or {}).get("status") != "completed"}
+            if pending:
+                time.sleep(0.02)
+        settled_after = time.monotonic() - last_write
+        time.sleep(0.5)  # the last run's log line follows its commit
+        after = runs_logged()
+        burst_seconds = last_write - first_write
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+        for w in (watch_t, watch_c):
+            if w:
+                w.close()
+
+    def pct(values, q):
+        values = sorted(values)
+        return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+    print(f"\n{backend}, {users:,} users, triggerDelay {a.trigger_delay}, load average {load():.1f}; daemon exit {code}")
+    print("| measure | p50 | p90 | p99 | max |")
+    print("|---|---:|---:|---:|---:|")
+    for label, v in (("gift written → completed (ms)", gift_ms), ("message written → conversation summary (ms)", msg_ms)):
+        print(f"| {label} | {pct(v, .5):.1f} | {pct(v, .9):.1f} | {pct(v, .99):.1f} | {max(v):.1f} |")
+    print(f"daemon CPU per one-gift run (mean over {a.count}): {cpu_per_gift:.1f} ms")
+    print(f"documents read by the last one-gift runs: {reads}")
+    print(f"burst: {a.burst:,} gifts from 4 writers in {burst_seconds:.2f} s; {len(pending)} not settled; all settled {settled_after:.2f} s after the last write; "
+          f"{after - before} gift-settle runs")
+    print(f"idle daemon: triggers off {idle_off[0] * 100:.2f}% CPU, {idle_off[1]:.1f} MiB; on {idle_on[0] * 100:.2f}% CPU, {idle_on[1]:.1f} MiB")
+
+
+# One burst writer (a separate process): its gifts, written as fast as it can within one second.
+BURST_WRITER = r"""
+import json, os, sys, time
+backend, target, path = sys.argv[1:4]
+batch = json.load(open(path))
+gap = 1.0 / max(1, len(batch))
+start = time.monotonic()
+if backend == "postgres":
+    import ctypes, ctypes.util
+    pq = ctypes.CDLL(ctypes.util.find_library("pq") or "libpq.so.5")
+    pq.PQconnectdb.restype = ctypes.c_void_p
+    pq.PQexec.restype = ctypes.c_void_p
+    pq.PQexec.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    pq.PQclear.argtypes = [ctypes.c_void_p]
+    conn = pq.PQconnectdb(target.encode())
+for k, (doc_id, obj) in enumerate(batch):
+    if backend == "postgres":
+        raw = json.dumps(obj).replace("'", "''")
+        pq.PQclear(pq.PQexec(conn, f"INSERT INTO documents (collection, id, raw, version) VALUES ('transactions', '{doc_id}', '{raw}', nextval('document_versions'))".encode()))
+    else:
+        tmp = os.path.join(target, "transactions", "." + doc_id)
+        with open(tmp, "w") as f:
+            json.dump(obj, f)
+        os.rename(tmp, os.path.join(target, "transactions", doc_id + ".json"))
+    wait = start + (k + 1) * gap - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+"""
+
+
 def main():
     argv = sys.argv[1:]
     job = None
@@ -1107,6 +1443,10 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p = common(sub.add_parser("gigs", help="gig-quality-score over generated gigs"), backend=False)
     p.add_argument("--gigs", type=int, default=10000)
+    p = common(sub.add_parser("trigger", help="write-to-commit latency of triggered runs, a burst, idle cost"), users="100000")
+    p.add_argument("--count", type=int, default=200, help="gifts (and messages) written one at a time")
+    p.add_argument("--burst", type=int, default=10000, help="gifts written by 4 writers within one second")
+    p.add_argument("--trigger-delay", dest="trigger_delay", default="20ms", help="triggerDelay of both jobs")
     p = sub.add_parser("commit-model", help="a big commit's file work, modelled in C")
     p.add_argument("root")
     p.add_argument("list")
@@ -1124,7 +1464,7 @@ def main():
         cmd_jobs(a, only=job)
     else:
         {"import": cmd_import, "feed-cost": cmd_feed_cost, "feed-sql": cmd_feed_sql, "outbox": cmd_outbox, "floors": cmd_floors, "ab": cmd_ab, "push": cmd_push, "idle": cmd_idle,
-         "functions": cmd_functions, "gigs": cmd_gigs, "commit-model": cmd_commit_model}[a.command](a)
+         "functions": cmd_functions, "gigs": cmd_gigs, "commit-model": cmd_commit_model, "trigger": cmd_trigger}[a.command](a)
 
 
 if __name__ == "__main__":

@@ -113,6 +113,9 @@ package actor SchedulerDaemon: Service {
     private static let made = Atomic(0)
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
+    /// A run that read at least this many documents is followed by ``HeapTrim/releaseFreePages()``.
+    static let trimAfterDocumentsRead = 1000
+
     nonisolated let clock: any SchedulerClock
     let runner: any SchedulerJobRunner
     let data: any StorageBackend
@@ -595,6 +598,10 @@ package actor SchedulerDaemon: Service {
             }
             let record = await Self.attempt(
                 name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
+            // What a large run decoded and dropped stays in glibc's arenas: an idle daemon
+            // hands it back, so it sits at its resting size between runs, not at its largest
+            // run's (docs/performance.md#daemon-idle-cost). A small run has little to give.
+            if (record?.documentsRead ?? 0) >= Self.trimAfterDocumentsRead { HeapTrim.releaseFreePages() }
             self.attemptFinished(name, id: id, record: record)
         }
         jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
