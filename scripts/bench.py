@@ -1265,7 +1265,8 @@ def trigger_round(a, backend, users, seed, pg):
         time.sleep(2)
         c0 = daemon_cpu(proc.pid)
         time.sleep(seconds)
-        return (daemon_cpu(proc.pid) - c0) / seconds, proc_status(proc.pid, "VmRSS") / 1024
+        return ((daemon_cpu(proc.pid) - c0) / seconds, proc_status(proc.pid, "VmRSS") / 1024, proc_status(proc.pid, "RssAnon") / 1024,
+                proc_status(proc.pid, "RssFile") / 1024)
 
     rows = []
     config(False)
@@ -1352,7 +1353,8 @@ def trigger_round(a, backend, users, seed, pg):
     print(f"documents read by the last one-gift runs: {reads}")
     print(f"burst: {a.burst:,} gifts from 4 writers in {burst_seconds:.2f} s; {len(pending)} not settled; all settled {settled_after:.2f} s after the last write; "
           f"{after - before} gift-settle runs")
-    print(f"idle daemon: triggers off {idle_off[0] * 100:.2f}% CPU, {idle_off[1]:.1f} MiB; on {idle_on[0] * 100:.2f}% CPU, {idle_on[1]:.1f} MiB")
+    print(f"idle daemon, 20 s: triggers off {idle_off[0] * 100:.2f}% CPU, {idle_off[1]:.1f} MiB resident ({idle_off[2]:.1f} anonymous, {idle_off[3]:.1f} files); "
+          f"on, after its start-up runs {idle_on[0] * 100:.2f}% CPU, {idle_on[1]:.1f} MiB ({idle_on[2]:.1f} anonymous, {idle_on[3]:.1f} files)")
 
 
 # One burst writer (a separate process): its gifts, written as fast as it can within one second.

@@ -113,8 +113,8 @@ package actor SchedulerDaemon: Service {
     private static let made = Atomic(0)
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
-    /// A run that read at least this many documents is followed by ``HeapTrim/releaseFreePages()``.
-    static let trimAfterDocumentsRead = 1000
+    /// A run that took at least this long (seconds) is followed by ``HeapTrim/releaseFreePages()``.
+    static let trimAfterRunsOf: TimeInterval = 0.1
 
     nonisolated let clock: any SchedulerClock
     let runner: any SchedulerJobRunner
@@ -598,10 +598,12 @@ package actor SchedulerDaemon: Service {
             }
             let record = await Self.attempt(
                 name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
-            // What a large run decoded and dropped stays in glibc's arenas: an idle daemon
-            // hands it back, so it sits at its resting size between runs, not at its largest
-            // run's (docs/performance.md#daemon-idle-cost). A small run has little to give.
-            if (record?.documentsRead ?? 0) >= Self.trimAfterDocumentsRead { HeapTrim.releaseFreePages() }
+            // What a large run decoded and dropped (documents, a listing of a million ids)
+            // stays in glibc's arenas: the daemon hands it back, so it rests at its idle size
+            // between runs, not at its largest run's (docs/performance.md#daemon-idle-cost). A
+            // run quicker than this has had little to give, and a one-gift triggered run is
+            // not made to pay for the walk over the arenas.
+            if let record, record.end.timeIntervalSince(record.start) >= Self.trimAfterRunsOf { HeapTrim.releaseFreePages() }
             self.attemptFinished(name, id: id, record: record)
         }
         jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
