@@ -1164,7 +1164,7 @@ def cmd_trigger(a):
 
 
 def trigger_round(a, backend, users, seed, pg):
-    store = Store(a, backend, users, seed, pg, label="-trigger")
+    store = Store(a, backend, users, seed, pg, label="_trigger")
     store.load()
     cfg = os.path.join(a.work, f"trigger-{backend}.toml")
     jobs = json.loads(subprocess.run([a.bin, "list", "--data", seed, "--format", "json"], capture_output=True, text=True, check=True, cwd=a.work).stdout)
