@@ -113,8 +113,23 @@ package actor SchedulerDaemon: Service {
     private static let made = Atomic(0)
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
-    /// A run that took at least this long (seconds) is followed by ``HeapTrim/releaseFreePages()``.
+    /// Once no run is going, the heap is trimmed if a run since the last trim took at least
+    /// this long (seconds): see ``trimHeapWhenIdle(after:)``.
     static let trimAfterRunsOf: TimeInterval = 0.1
+    /// A run of ``trimAfterRunsOf`` or more ended since the heap was last trimmed.
+    var heapToTrim = false
+
+    /// What a large run decoded and dropped (documents, a listing of a million ids) stays in
+    /// glibc's arenas: once no run is going, the daemon hands it back, so it rests at its idle
+    /// size between runs, not at its largest run's (docs/performance.md#daemon-idle-cost). Not
+    /// while another run still holds its own (runs at start go together), and not after quick
+    /// runs alone: a one-gift triggered run is not made to pay for the walk over the arenas.
+    func trimHeapWhenIdle(after record: RunRecord?) {
+        if let record, record.end.timeIntervalSince(record.start) >= Self.trimAfterRunsOf { heapToTrim = true }
+        guard heapToTrim, runningJobs().isEmpty else { return }
+        heapToTrim = false
+        Task.detached { HeapTrim.releaseFreePages() }
+    }
 
     nonisolated let clock: any SchedulerClock
     let runner: any SchedulerJobRunner
@@ -598,12 +613,6 @@ package actor SchedulerDaemon: Service {
             }
             let record = await Self.attempt(
                 name, pending, config: config, jobConfig: jobConfig, runner: runner, pinger: pinger, clock: clock, data: data, holder: holder, logger: logger)
-            // What a large run decoded and dropped (documents, a listing of a million ids)
-            // stays in glibc's arenas: the daemon hands it back, so it rests at its idle size
-            // between runs, not at its largest run's (docs/performance.md#daemon-idle-cost). A
-            // run quicker than this has had little to give, and a one-gift triggered run is
-            // not made to pay for the walk over the arenas.
-            if let record, record.end.timeIntervalSince(record.start) >= Self.trimAfterRunsOf { HeapTrim.releaseFreePages() }
             self.attemptFinished(name, id: id, record: record)
         }
         jobs[name]?.active = Active(run: pending, phase: .running(task), id: id)
@@ -702,6 +711,8 @@ package actor SchedulerDaemon: Service {
     func attemptFinished(_ name: String, id: Int, record: RunRecord?) {
         guard var j = jobs[name], let active = j.active, active.id == id else { return }
         j.active = nil
+        jobs[name] = j
+        trimHeapWhenIdle(after: record)
         let pending = active.run
         guard let record else {
             // Another daemon holds the slot (docs/operations/high-availability.md), or took the

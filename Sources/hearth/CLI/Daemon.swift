@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import HearthHost
+import HearthKit
 import HearthStore
 import HearthHTTP
 import HearthServer
@@ -27,6 +28,9 @@ extension Hearth {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
+            // One arena per core, not glibc's eight: a daemon lives long, and idle it should
+            // rest near its size at start (HeapTrim.limitArenas).
+            HeapTrim.limitArenas(to: ProcessInfo.processInfo.activeProcessorCount)
             do {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
