@@ -329,14 +329,16 @@ extension SchedulerDaemon {
         }
     }
 
-    /// The record of an attempt that could not run (saved to the run history).
+    /// The record of an attempt that could not run or was cancelled (saved to the run history):
+    /// `runID` nil makes one from now.
     nonisolated static func failedRecord(
-        _ name: String, _ pending: Pending, status: RunRecord.Status, error: String, clock: any SchedulerClock, data: any StorageBackend, logger: Logger
+        _ name: String, _ pending: Pending, status: RunRecord.Status, error: String, clock: any SchedulerClock, data: any StorageBackend, logger: Logger,
+        runID: String? = nil, dryRun: Bool = false
     ) async -> RunRecord {
         let now = clock.now()
         var record = RunRecord(
-            runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
-            start: now, end: now, attempt: pending.attempt, status: status, dryRun: false)
+            runID: runID ?? Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
+            start: now, end: now, attempt: pending.attempt, status: status, dryRun: dryRun)
         record.error = error
         do { try await data.saveRecord(record) } catch {
             logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
@@ -355,11 +357,5 @@ extension SchedulerDaemon {
     func triggeredRunFinished(_ name: String, record: RunRecord, changes: TriggerChanges) {
         guard !record.status.isFailure, let seen = changes.firstSeen else { return }
         metrics?.triggerLag(job: name, seconds: max(0, record.end.timeIntervalSince(seen)))
-    }
-}
-
-fileprivate extension Date {
-    static func + (date: Date, duration: Duration) -> Date {
-        date.addingTimeInterval(DurationFormat.seconds(duration))
     }
 }

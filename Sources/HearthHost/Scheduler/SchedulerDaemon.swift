@@ -658,15 +658,9 @@ package actor SchedulerDaemon: Service {
         if pending.trigger == .runNow || pending.ticket != nil {
             logger.info("run starting", metadata: ["job": "\(name)", "trigger": "\(pending.trigger.rawValue)", "attempt": "\(pending.attempt)", "dryRun": "\(pending.dryRun)"])
             do { return try await runner.run(job: name, options: options, config: config) } catch {
-                let now = clock.now()
-                var record = RunRecord(
-                    runID: options.runID ?? Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
-                    start: now, end: now, attempt: pending.attempt, status: error is CancellationError ? .cancelled : .failed, dryRun: pending.dryRun)
-                record.error = String(describing: error)
-                do { try await data.saveRecord(record) } catch {
-                    logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
-                }
-                return record
+                return await failedRecord(
+                    name, pending, status: error is CancellationError ? .cancelled : .failed, error: String(describing: error), clock: clock, data: data,
+                    logger: logger, runID: options.runID, dryRun: pending.dryRun)
             }
         }
         do {
@@ -693,14 +687,8 @@ package actor SchedulerDaemon: Service {
                 try await runner.run(job: name, options: options, config: config)
             }
         } catch {
-            let now = clock.now()
-            record = RunRecord(
-                runID: Runner.makeRunID(job: name, start: now), job: name, trigger: pending.trigger, logicalTime: pending.slot,
-                start: now, end: now, attempt: pending.attempt, status: error is CancellationError ? .cancelled : .failed, dryRun: false)
-            record.error = String(describing: error)
-            do { try await data.saveRecord(record) } catch {
-                logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
-            }
+            record = await failedRecord(
+                name, pending, status: error is CancellationError ? .cancelled : .failed, error: String(describing: error), clock: clock, data: data, logger: logger)
         }
         if let url = jobConfig.pingURL, let pinger {
             await pinger.ping(url, record.status.isFailure ? .fail : .success, job: name)
@@ -896,7 +884,8 @@ extension RunRecord.Status {
     }
 }
 
-fileprivate extension Date {
+extension Date {
+    /// `date` moved by `duration` (the daemon's slots, delays and deadlines).
     static func + (date: Date, duration: Duration) -> Date {
         date.addingTimeInterval(DurationFormat.seconds(duration))
     }
