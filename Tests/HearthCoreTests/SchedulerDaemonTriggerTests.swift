@@ -53,7 +53,7 @@ struct SchedulerDaemonTriggerTests {
         let clock = ManualSchedulerClock(Self.t0)
         let log = TriggerJobs.Log()
         let h = try TriggerHarness(
-            clock: clock, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)], toml: Self.toml)
+            clock: clock, jobs: [TriggerJobs.settle(log: log)], toml: Self.toml)
         try await h.events.next(timeout: .seconds(60)) { $0 == .triggered(job: "settle", paths: nil, count: 0) }
         try await Self.startUpRuns(h, ["settle"])
 
@@ -93,7 +93,7 @@ struct SchedulerDaemonTriggerTests {
         let clock = ManualSchedulerClock(Self.t0)
         let log = TriggerJobs.Log()
         let h = try TriggerHarness(
-            clock: clock, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)],
+            clock: clock, jobs: [TriggerJobs.settle(log: log)],
             toml: Self.toml + "[jobs.settle]\ntriggerDelay = \"50ms\"\n")
         try await Self.startUpRuns(h, ["settle"])
 
@@ -130,7 +130,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log) { ctx in
+                TriggerJobs.settle(log: log) { ctx in
                     if ctx.changes?.paths(in: "transactions") == [Self.path("transactions/g1")] {
                         await running.open()
                         await gate.wait()
@@ -264,7 +264,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log),
+                TriggerJobs.settle(log: log),
                 TriggerJobs.job("audit", reads: ["transactions"], triggers: ["transactions"], log: log),
             ], toml: Self.toml + "[jobs.audit]\ntriggers = []\n")
         #expect(h.config.jobs["audit"]?.triggers == [])
@@ -289,7 +289,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock, store: store,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log) { ctx in
+                TriggerJobs.settle(log: log) { ctx in
                     for doc in try await ctx.documents(in: "transactions") {
                         counted.append(.init(job: doc.path.description, logicalTime: ctx.logicalTime, changes: nil))
                     }
@@ -316,7 +316,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock, store: store,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log),
+                TriggerJobs.settle(log: log),
                 TriggerJobs.job("audit", reads: ["transactions"], triggers: ["transactions"], log: log),
             ], toml: Self.toml)
         try await Self.startUpRuns(h, ["audit"])
@@ -339,7 +339,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log),
+                TriggerJobs.settle(log: log),
                 TriggerJobs.job("triage", reads: ["reports"], triggers: ["reports"], log: log),
             ], toml: Self.toml)
         try await Self.startUpRuns(h, ["settle", "triage"])
@@ -376,7 +376,7 @@ struct SchedulerDaemonTriggerTests {
         let clock = ManualSchedulerClock(Self.t0)
         let log = TriggerJobs.Log()
         let h = try TriggerHarness(
-            clock: clock, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)], toml: Self.toml)
+            clock: clock, jobs: [TriggerJobs.settle(log: log)], toml: Self.toml)
         try await Self.startUpRuns(h, ["settle"])
         // Another daemon on the store: it watches too, and takes the batch first.
         let other = try #require(try h.store.changeFeed(collections: ["transactions"]))
@@ -403,7 +403,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log) { ctx in
+                TriggerJobs.settle(log: log) { ctx in
                     // The first triggered attempt fails.
                     if ctx.changes != nil, log.of("settle").filter({ $0.changes != nil }).count == 1 { throw Refused() }
                 }
@@ -437,7 +437,7 @@ struct SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log),
+                TriggerJobs.settle(log: log),
                 TriggerJobs.job("triage", reads: ["reports"], triggers: ["reports"], log: log),
             ], toml: Self.toml + "[jobs.triage]\ntriggers = []\n",
             reloadSource: { Self.toml + (withTriage.value ? "" : "[jobs.triage]\ntriggers = []\n") })
@@ -467,7 +467,7 @@ extension SchedulerDaemonTriggerTests {
         let clock = ManualSchedulerClock(Self.t0)
         let log = TriggerJobs.Log()
         let store = try InMemoryStore()
-        let jobs = [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)]
+        let jobs = [TriggerJobs.settle(log: log)]
         let first = try TriggerHarness(clock: clock, store: store, jobs: jobs, toml: Self.toml)
         let second = try TriggerHarness(clock: clock, store: store, jobs: jobs, toml: Self.toml)
         // Each runs once at start: a run that reads everything always runs.
@@ -503,7 +503,7 @@ extension SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log) { ctx in
+                TriggerJobs.settle(log: log) { ctx in
                     guard ctx.changes != nil else { return }
                     await running.open()
                     await gate.wait()
@@ -529,7 +529,7 @@ extension SchedulerDaemonTriggerTests {
         let clock = ManualSchedulerClock(Self.t0)
         let log = TriggerJobs.Log()
         let h = try TriggerHarness(
-            clock: clock, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)],
+            clock: clock, jobs: [TriggerJobs.settle(log: log)],
             toml: "[defaults]\nretries = 0\njitter = \"10m\"\n")
         try await Self.startUpRuns(h, ["settle"])
         try h.store.write("transactions/g1", "{}")
@@ -552,7 +552,7 @@ extension SchedulerDaemonTriggerTests {
         let h = try TriggerHarness(
             clock: clock, store: store,
             jobs: [
-                TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log),
+                TriggerJobs.settle(log: log),
                 TriggerJobs.job("triage", reads: ["reports"], triggers: ["reports"], log: log),
             ], toml: Self.toml + "[jobs.triage]\ntriggers = []\n",
             reloadSource: { Self.toml + (withTriage.value ? "" : "[jobs.triage]\ntriggers = []\n") })
@@ -575,7 +575,7 @@ extension SchedulerDaemonTriggerTests {
         let store = try InMemoryStore()
         store.changeFeedSupport = .failing("inotify_add_watch: no space left on device (raise fs.inotify.max_user_watches)")
         let h = try TriggerHarness(
-            clock: clock, store: store, jobs: [TriggerJobs.job("settle", reads: ["transactions"], triggers: ["transactions"], log: log)],
+            clock: clock, store: store, jobs: [TriggerJobs.settle(log: log)],
             toml: Self.toml, reloadSource: { Self.toml })
         try await h.events.next(timeout: .seconds(60)) { $0 == .sleeping(until: Self.midnight) }
         #expect(h.log.all.contains { $0.hasPrefix("error cannot watch for writes; only the schedule starts runs: inotify_add_watch: no space left on device") })

@@ -103,6 +103,11 @@ enum TriggerJobs {
         return JobDefinition(descriptor: descriptor) { _, _ in ClosureJob(name: name, log: log, body: body) }
     }
 
+    /// The tests' usual job: `settle`, reading and triggered by `transactions`.
+    static func settle(log: Log, body: @escaping @Sendable (JobContext) async throws -> Void = { _ in }) -> JobDefinition {
+        job("settle", reads: ["transactions"], triggers: ["transactions"], log: log, body: body)
+    }
+
     /// For each document of `from` the run was told about, creates `to/b<n+1>` with `n + 1`
     /// (`n` read from the document): two such jobs pointed at each other relay a write back and
     /// forth.
