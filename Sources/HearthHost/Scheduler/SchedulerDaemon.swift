@@ -113,20 +113,21 @@ package actor SchedulerDaemon: Service {
     private static let made = Atomic(0)
     private let eventSink: AsyncStream<SchedulerEvent>.Continuation
 
-    /// Once no run is going, the heap is trimmed if a run since the last trim took at least
-    /// this long (seconds): see ``trimHeapWhenIdle(after:)``.
+    /// Once no run and no outbox pass is going, the heap is trimmed if a run or a pass since
+    /// the last trim took at least this long (seconds): see ``trimHeapWhenIdle(after:)``.
     static let trimAfterRunsOf: TimeInterval = 0.1
-    /// A run of ``trimAfterRunsOf`` or more ended since the heap was last trimmed.
+    /// A run or outbox pass of ``trimAfterRunsOf`` or more ended since the heap was last trimmed.
     var heapToTrim = false
 
     /// What a large run decoded and dropped (documents, a listing of a million ids) stays in
     /// glibc's arenas: once no run is going, the daemon hands it back, so it rests at its idle
-    /// size between runs, not at its largest run's (docs/performance.md#daemon-idle-cost). Not
-    /// while another run still holds its own (runs at start go together), and not after quick
-    /// runs alone: a one-gift triggered run is not made to pay for the walk over the arenas.
+    /// size between runs, not at its largest run's (docs/performance.md#daemon-idle-cost). The
+    /// same after an outbox pass that delivered a big run's messages. Not while another run or
+    /// a pass still holds its own (runs at start go together), and not after quick runs alone:
+    /// a one-gift triggered run is not made to pay for the walk over the arenas.
     func trimHeapWhenIdle(after record: RunRecord?) {
         if let record, record.end.timeIntervalSince(record.start) >= Self.trimAfterRunsOf { heapToTrim = true }
-        guard heapToTrim, runningJobs().isEmpty else { return }
+        guard heapToTrim, runningJobs().isEmpty, outboxTask == nil else { return }
         heapToTrim = false
         Task.detached { HeapTrim.releaseFreePages() }
     }
@@ -402,13 +403,16 @@ package actor SchedulerDaemon: Service {
         guard !stopping, let outbox, outboxTask == nil, let due = outboxDue, due <= now else { return }
         outboxDue = nil
         outboxTask = Task {
+            // Monotonic time, only to tell a big pass from a small one.
+            let started = ContinuousClock.now
             let next = await outbox.deliverDue(at: now)
-            self.outboxPassFinished(next: next)
+            self.outboxPassFinished(next: next, took: ContinuousClock.now - started)
         }
     }
 
-    func outboxPassFinished(next: Date?) {
+    func outboxPassFinished(next: Date?, took: Duration) {
         outboxTask = nil
+        if took >= .seconds(Self.trimAfterRunsOf) { heapToTrim = true }
         if let next {
             // A message that is still due (e.g. claimed by a CLI deliverer right now) is tried
             // again a second later, not in a tight loop.
@@ -416,6 +420,7 @@ package actor SchedulerDaemon: Service {
             outboxDue = min(outboxDue ?? due, due)
         }
         emit(.outboxPassed(nextDue: outboxDue))
+        trimHeapWhenIdle(after: nil)
         nudge()
     }
 
