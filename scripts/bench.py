@@ -5,7 +5,7 @@
     scripts/bench.py jobs    [--backend dir|postgres|both] [--users 10000,100000] [--jobs a,b] [--busy]
                              [--rounds R] [--fresh] [--modes dry,first,steady]
     scripts/bench.py JOB     [--backend ...] [--users N] [--rounds R]     (one job, e.g. streak-reset)
-    scripts/bench.py import  [--users 10000,100000]                       (`hearth data import`)
+    scripts/bench.py import  [--users 10000,100000] [--cold]              (`hearth data import`; --cold: page cache dropped first)
     scripts/bench.py feed-cost [--users 10000] [--rounds R] [--jobs a,b]   (the change feed's trigger on PostgreSQL)
     scripts/bench.py feed-sql  [--rows N] [--rounds R] [--bin HEARTH]   (the same, in SQL: COPY and upserts, function time)
     scripts/bench.py outbox  [--backend ...] [--users N] [--busy] [--rounds R] [--rebuild]
@@ -18,7 +18,7 @@
     scripts/bench.py functions [--gigs N] [--reps R]  (a command job beside its compiled-in twin)
     scripts/bench.py gigs    [--gigs N]         (gig-quality-score over generated gigs)
     scripts/bench.py commit-model ROOT LIST MODE SPLIT (a big commit's file work, in C)
-    scripts/bench.py trigger [--backend ...] [--users 100000] [--count 200] [--burst 10000] [--trigger-delay 20ms]
+    scripts/bench.py trigger [--backend ...] [--users 100000] [--count 200] [--burst 10000] [--trigger-delay 20ms] [--perf FILE]
                                                 (write → commit latency of triggered runs, a burst, idle cost)
 
 Data: `hearth seed --users N --seed 7` into WORK/seed-N (default WORK=.bench-data), seeded once
@@ -415,6 +415,10 @@ def cmd_import(a):
             seed = pristine(a, users, a.busy)
             docs = int(subprocess.run(f"find {seed} -name '*.json' -not -path '*/.hearth/*' | wc -l", shell=True, capture_output=True, text=True).stdout)
             s = Store(a, "postgres", users, seed, pg)
+            if a.cold:  # the seed's files out of the page cache, as after a reboot
+                subprocess.run(["sync"], check=True)
+                with open("/proc/sys/vm/drop_caches", "w") as f:
+                    f.write("3\n")
             s.load()
             print(f"| {users:,} | {docs:,} | {s.import_seconds:.1f} | {s.import_cpu:.1f} | {s.import_rss:.0f} |")
         print(f"\nload average {load():.1f}")
@@ -1262,6 +1266,14 @@ def trigger_round(a, backend, users, seed, pg):
         sys.exit(f"the daemon's start-up runs did not finish; see {log_path}")
 
     def idle_figures(proc, seconds=20):
+        # Idle: once the start-up runs' aftermath (the outbox pass over their messages) is
+        # over, i.e. a second with under 20 ms of CPU; at most two minutes.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            c = daemon_cpu(proc.pid)
+            time.sleep(1)
+            if daemon_cpu(proc.pid) - c < 0.02:
+                break
         time.sleep(2)
         c0 = daemon_cpu(proc.pid)
         time.sleep(seconds)
@@ -1372,6 +1384,9 @@ batch = json.load(open(path))
 gap = 1.0 / max(1, len(batch))
 start = time.monotonic()
 if backend == "postgres":
+    # What is due every 10 ms goes in as one multi-row INSERT (its own transaction, waiting
+    # for its WAL flush like any commit): one INSERT per gift holds a session to about 1,000 a
+    # second here, a quarter of its share of 10,000 in one second.
     import ctypes, ctypes.util
     pq = ctypes.CDLL(ctypes.util.find_library("pq") or "libpq.so.5")
     pq.PQconnectdb.restype = ctypes.c_void_p
@@ -1379,20 +1394,20 @@ if backend == "postgres":
     pq.PQexec.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     pq.PQclear.argtypes = [ctypes.c_void_p]
     conn = pq.PQconnectdb(target.encode())
-    # One INSERT per gift, each its own transaction, as an app writes them; without waiting
-    # for each commit's WAL flush (the bench server runs with fsync on, and one flush per
-    # INSERT holds a session to about 350 a second on this disk, far short of 10,000 in one
-    # second from 4 writers). The daemon's own commits still wait for theirs.
-    pq.PQclear(pq.PQexec(conn, b"SET synchronous_commit = off"))
+    k = 0
+    while k < len(batch):
+        due = max(k + 1, min(len(batch), int((time.monotonic() - start) / gap) + 1))
+        rows = ", ".join(f"('transactions', '{doc_id}', '{json.dumps(obj).replace(chr(39), chr(39) * 2)}', nextval('document_versions'))" for doc_id, obj in batch[k:due])
+        pq.PQclear(pq.PQexec(conn, f"INSERT INTO documents (collection, id, raw, version) VALUES {rows}".encode()))
+        k = due
+        wait = start + k * gap - time.monotonic()
+        time.sleep(max(wait, 0.01))
+    sys.exit(0)
 for k, (doc_id, obj) in enumerate(batch):
-    if backend == "postgres":
-        raw = json.dumps(obj).replace("'", "''")
-        pq.PQclear(pq.PQexec(conn, f"INSERT INTO documents (collection, id, raw, version) VALUES ('transactions', '{doc_id}', '{raw}', nextval('document_versions'))".encode()))
-    else:
-        tmp = os.path.join(target, "transactions", "." + doc_id)
-        with open(tmp, "w") as f:
-            json.dump(obj, f)
-        os.rename(tmp, os.path.join(target, "transactions", doc_id + ".json"))
+    tmp = os.path.join(target, "transactions", "." + doc_id)
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+    os.rename(tmp, os.path.join(target, "transactions", doc_id + ".json"))
     wait = start + (k + 1) * gap - time.monotonic()
     if wait > 0:
         time.sleep(wait)
@@ -1424,7 +1439,8 @@ def main():
     p.add_argument("--rounds", type=int, default=1, help="fresh data and every mode, this many times (medians)")
     p.add_argument("--fresh", action="store_true", help="fresh data before every job (default: the jobs run in turn on the same data)")
     p.add_argument("--modes", default="dry,first,steady", help="which runs (dry alone needs no copy of the seed)")
-    common(sub.add_parser("import", help="`hearth data import` of the seed into a fresh database"), backend=False, users="10000,100000")
+    p = common(sub.add_parser("import", help="`hearth data import` of the seed into a fresh database"), backend=False, users="10000,100000")
+    p.add_argument("--cold", action="store_true", help="drop the page cache first (root only): the seed's files read from the disk")
     p = common(sub.add_parser("feed-cost", help="the change feed's triggers on PostgreSQL: import and big commits, on and off"), backend=False)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--jobs", default="leaderboard-rebuild,streak-reset", help="jobs whose first run is timed (comma-separated)")
