@@ -104,12 +104,16 @@ package final class PostgresOutbox: OutboxClaimingQueue {
     /// One statement picks (and locks) every never-attempted pending message `rule` drops,
     /// deletes all but the newest the pass may keep, and returns those; they are updated in a
     /// second statement, with the reason and redaction the deliverer gives a dropped message.
+    ///
+    /// Each envelope is parsed once: `OFFSET 0` keeps the planner from inlining the lateral
+    /// `envelope::jsonb` into every condition that names it, which parsed each envelope six
+    /// times (46,000 dropped messages: 0.82 s in the server, 0.36 s with it; EXPLAIN ANALYZE).
     private func drop(_ rule: OutboxDropRule, now: Date, finishedAt: Date, on connection: PostgresConnection) throws -> [OutboxMessage.Kind: Int] {
         let types = rule.subscribedEventTypes.map { JSONWriter.compact(.array($0.sorted().map { .string($0) })) }
         let rows = try connection.query(
             """
             WITH doomed AS (
-                SELECT o.seq, j.e->>'kind' AS kind FROM outbox o CROSS JOIN LATERAL (SELECT o.envelope::jsonb AS e) j
+                SELECT o.seq, j.e->>'kind' AS kind FROM outbox o CROSS JOIN LATERAL (SELECT o.envelope::jsonb AS e OFFSET 0) j
                 WHERE o.folder = 'pending' AND o.next_attempt_at <= $1::timestamptz
                   AND NOT (j.e ? 'targets') AND coalesce(j.e->>'attempts', '0') = '0'
                   AND ((j.e->>'kind' = 'push' AND $2::boolean)
