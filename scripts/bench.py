@@ -18,7 +18,7 @@
     scripts/bench.py functions [--gigs N] [--reps R]  (a command job beside its compiled-in twin)
     scripts/bench.py gigs    [--gigs N]         (gig-quality-score over generated gigs)
     scripts/bench.py commit-model ROOT LIST MODE SPLIT (a big commit's file work, in C)
-    scripts/bench.py trigger [--backend ...] [--users 100000] [--count 200] [--burst 10000] [--trigger-delay 20ms] [--perf FILE]
+    scripts/bench.py trigger [--backend ...] [--users 100000] [--count 200] [--burst 10000] [--trigger-delay 20ms] [--perf FILE] [--idle-only]
                                                 (write → commit latency of triggered runs, a burst, idle cost)
 
 Data: `hearth seed --users N --seed 7` into WORK/seed-N (default WORK=.bench-data), seeded once
@@ -1299,6 +1299,13 @@ def trigger_round(a, backend, users, seed, pg):
     watch_c = Inotify(os.path.join(store.dir, "conversations")) if not app else None
     try:
         idle_on = idle_figures(proc)
+        if a.idle_only:
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+            print(f"\n{backend}, {users:,} users; daemon exit {code}")
+            print(f"idle daemon, 20 s: triggers off {idle_off[0] * 100:.2f}% CPU, {idle_off[1]:.1f} MiB resident ({idle_off[2]:.1f} anonymous, {idle_off[3]:.1f} files); "
+                  f"on, after its start-up runs {idle_on[0] * 100:.2f}% CPU, {idle_on[1]:.1f} MiB ({idle_on[2]:.1f} anonymous, {idle_on[3]:.1f} files)")
+            return
         gift_ms = []
         c0 = daemon_cpu(proc.pid)
         for i in range(a.count):
@@ -1482,6 +1489,7 @@ def main():
     p.add_argument("--count", type=int, default=200, help="gifts (and messages) written one at a time")
     p.add_argument("--burst", type=int, default=10000, help="gifts written by 4 writers within one second")
     p.add_argument("--perf", default="", help="record the daemon with `perf record -g` during the burst into this file")
+    p.add_argument("--idle-only", dest="idle_only", action="store_true", help="only the idle figures, triggers off and on")
     p.add_argument("--trigger-delay", dest="trigger_delay", default="20ms", help="triggerDelay of both jobs")
     p = sub.add_parser("commit-model", help="a big commit's file work, modelled in C")
     p.add_argument("root")
