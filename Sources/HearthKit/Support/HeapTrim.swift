@@ -24,6 +24,25 @@ package enum HeapTrim {
         #endif
     }
 
+    /// Fixes glibc's mmap and trim thresholds at 256 KiB and 128 KiB (`mallopt(M_MMAP_THRESHOLD)`,
+    /// `mallopt(M_TRIM_THRESHOLD)`), turning off their growth. Left dynamic, each big block
+    /// freed raises them (up to 32 and 64 MiB), so later big blocks come from the arenas, and an
+    /// arena other than the main one keeps its top resident: `malloc_trim` shrinks only the main
+    /// one's. After start-up runs at 100,000 users whose commit the daemon's own change feed then
+    /// reads (about 100,000 paths), a data-directory daemon kept 28 MiB anonymous with dynamic
+    /// thresholds and 8.2 MiB with fixed ones (docs/performance.md#daemon-idle-cost). Blocks
+    /// over 256 KiB are mapped and unmapped each time: a daemon's big runs pay page faults that
+    /// the CLI's do not.
+    package static func fixThresholds() {
+        #if canImport(Glibc)
+        typealias Option = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: Option.self)
+        _ = mallopt(-3, 256 * 1024)  // M_MMAP_THRESHOLD in <malloc.h>
+        _ = mallopt(-1, 128 * 1024)  // M_TRIM_THRESHOLD
+        #endif
+    }
+
     package static func releaseFreePages() {
         #if canImport(Glibc)
         typealias Trim = @convention(c) (Int) -> Int32

@@ -28,9 +28,10 @@ extension Hearth {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            // One arena per core, not glibc's eight: a daemon lives long, and idle it should
-            // rest near its size at start (HeapTrim.limitArenas).
+            // One arena per core, not glibc's eight, and thresholds that do not grow: a daemon
+            // lives long, and idle it should rest near its size at start (HeapTrim).
             HeapTrim.limitArenas(to: ProcessInfo.processInfo.activeProcessorCount)
+            HeapTrim.fixThresholds()
             do {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
