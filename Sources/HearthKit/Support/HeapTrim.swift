@@ -29,8 +29,8 @@ package enum HeapTrim {
     /// freed raises them (up to 32 and 64 MiB), so later big blocks come from the arenas, and an
     /// arena other than the main one keeps its top resident: `malloc_trim` shrinks only the main
     /// one's. After start-up runs at 100,000 users whose commit the daemon's own change feed then
-    /// reads (about 100,000 paths), a data-directory daemon kept 28 MiB anonymous with dynamic
-    /// thresholds and 8.2 MiB with fixed ones (docs/performance.md#daemon-idle-cost). Blocks
+    /// reads (about 100,000 paths), a data-directory daemon kept 28.1 MiB anonymous with dynamic
+    /// thresholds and 8.9 MiB with fixed ones (docs/performance.md#daemon-idle-cost). Blocks
     /// over 256 KiB are mapped and unmapped each time: a daemon's big runs pay page faults that
     /// the CLI's do not.
     package static func fixThresholds() {
