@@ -8,6 +8,7 @@ exits when its stdin closes (the test process went away) or on SIGTERM.
 """
 import argparse
 import asyncio
+import time
 import os
 import sys
 
@@ -47,6 +48,10 @@ class H2Protocol(push_h2_server.H2ServerProtocol):
         reply = test_routes.handle(
             pseudo.get(":method", ""), pseudo.get(":path", ""), pseudo.get(":authority", ""), headers, body, STATS
         )
+        if reply.wait_until:
+            deadline = time.monotonic() + 30
+            while not reply.wait_until() and time.monotonic() < deadline:
+                await asyncio.sleep(0.005)
         if reply.delay_ms:
             await asyncio.sleep(reply.delay_ms / 1000.0)
         try:

@@ -36,6 +36,10 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         headers = [(name.lower(), value) for name, value in self.headers.items()]
         reply = test_routes.handle(self.command, self.path, self.headers.get("Host", ""), headers, body, STATS)
+        if reply.wait_until:
+            deadline = time.monotonic() + 30
+            while not reply.wait_until() and time.monotonic() < deadline:
+                time.sleep(0.005)
         if reply.delay_ms:
             time.sleep(reply.delay_ms / 1000.0)
         if reply.reset:

@@ -5,6 +5,9 @@ Routes:
   /echo[?...]       200, JSON {method, path, authority, headers, body, bodyLength}
   /status/N         status N, body "status N"
   /slow?ms=N        waits N ms, then 200 "slow done"
+  /slow?afterStatus=N&ms=M
+                    waits until N /status/... requests were answered, then M ms more (for
+                    their replies to be written), then 200 "slow done"; at most 30 s
   /retry-after      429 with Retry-After: 7
   /reset            starts a 200 response promising 1000 bytes, sends 100, then resets
   /redirect         302 with Location: /status/200 (must not be followed)
@@ -21,6 +24,7 @@ class Stats:
         self._lock = threading.Lock()
         self.connections = 0
         self.requests = 0
+        self.status_answered = 0
 
     def connection_opened(self):
         with self._lock:
@@ -30,6 +34,10 @@ class Stats:
         with self._lock:
             self.requests += 1
 
+    def status_answer(self):
+        with self._lock:
+            self.status_answered += 1
+
 
 class Reply:
     def __init__(self, status, body=b"", headers=None, delay_ms=0, reset=False):
@@ -38,6 +46,8 @@ class Reply:
         self.headers = headers or []
         self.delay_ms = delay_ms
         self.reset = reset
+        # A condition the server waits for (polling, at most 30 s) before delay_ms.
+        self.wait_until = None
 
 
 def text(status, message, headers=None):
@@ -64,6 +74,7 @@ def handle(method, target, authority, headers, body, stats):
         }
         return Reply(200, json.dumps(payload, sort_keys=True).encode(), [("content-type", "application/json")])
     if path.startswith("/status/"):
+        stats.status_answer()
         try:
             code = int(path[len("/status/"):])
         except ValueError:
@@ -75,6 +86,9 @@ def handle(method, target, authority, headers, body, stats):
         ms = int(query.get("ms", ["1000"])[0])
         reply = text(200, "slow done")
         reply.delay_ms = ms
+        if "afterStatus" in query:
+            wanted = int(query["afterStatus"][0])
+            reply.wait_until = lambda: stats.status_answered >= wanted
         return reply
     if path == "/retry-after":
         return text(429, "slow down", [("retry-after", "7")])
