@@ -31,8 +31,10 @@ struct DirectoryChangeFeedTests {
             }
         }
 
-        /// The next event; nil when none came within `timeout`.
-        func next(timeout: Duration = .seconds(10)) async -> ChangeFeedEvent? {
+        /// The next event; nil when none came within `timeout`. Only a failing test waits it
+        /// out, so it is long: a test process whose two cooperative threads are both blocked
+        /// (a suite starting its PostgreSQL) stalled every test here for over 10 s once.
+        func next(timeout: Duration = .seconds(60)) async -> ChangeFeedEvent? {
             if !buffer.isEmpty { return buffer.removeFirst() }
             counter += 1
             let id = counter
