@@ -1303,8 +1303,7 @@ def trigger_round(a, backend, users, seed, pg):
             proc.send_signal(signal.SIGTERM)
             code = proc.wait(timeout=60)
             print(f"\n{backend}, {users:,} users; daemon exit {code}")
-            print(f"idle daemon, 20 s: triggers off {idle_off[0] * 100:.2f}% CPU, {idle_off[1]:.1f} MiB resident ({idle_off[2]:.1f} anonymous, {idle_off[3]:.1f} files); "
-                  f"on, after its start-up runs {idle_on[0] * 100:.2f}% CPU, {idle_on[1]:.1f} MiB ({idle_on[2]:.1f} anonymous, {idle_on[3]:.1f} files)")
+            print(idle_line(idle_off, idle_on))
             return
         gift_ms = []
         c0 = daemon_cpu(proc.pid)
@@ -1384,8 +1383,13 @@ def trigger_round(a, backend, users, seed, pg):
     print(f"documents read by the last one-gift runs: {reads}")
     print(f"burst: {a.burst:,} gifts from 4 writers in {burst_seconds:.2f} s; {len(pending)} not settled; all settled {settled_after:.2f} s after the last write; "
           f"{after - before} gift-settle runs")
-    print(f"idle daemon, 20 s: triggers off {idle_off[0] * 100:.2f}% CPU, {idle_off[1]:.1f} MiB resident ({idle_off[2]:.1f} anonymous, {idle_off[3]:.1f} files); "
-          f"on, after its start-up runs {idle_on[0] * 100:.2f}% CPU, {idle_on[1]:.1f} MiB ({idle_on[2]:.1f} anonymous, {idle_on[3]:.1f} files)")
+    print(idle_line(idle_off, idle_on))
+
+
+def idle_line(off, on):
+    """The idle figures of `trigger`: (CPU share, VmRSS, RssAnon, RssFile) with triggers off and on."""
+    return (f"idle daemon, 20 s: triggers off {off[0] * 100:.2f}% CPU, {off[1]:.1f} MiB resident ({off[2]:.1f} anonymous, {off[3]:.1f} files); "
+            f"on, after its start-up runs {on[0] * 100:.2f}% CPU, {on[1]:.1f} MiB ({on[2]:.1f} anonymous, {on[3]:.1f} files)")
 
 
 # One burst writer (a separate process): its gifts, written as fast as it can within one second.

@@ -16,12 +16,7 @@ package enum HeapTrim {
     /// anonymous memory after the start-up runs and their trim instead of 6
     /// (docs/performance.md#daemon-idle-cost). Looked up at run time like `malloc_trim`.
     package static func limitArenas(to count: Int) {
-        #if canImport(Glibc)
-        typealias Option = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        let arenaMax: Int32 = -8  // M_ARENA_MAX in <malloc.h>
-        _ = unsafeBitCast(symbol, to: Option.self)(arenaMax, Int32(max(1, count)))
-        #endif
+        mallopt(-8, Int32(max(1, count)))  // M_ARENA_MAX in <malloc.h>
     }
 
     /// Fixes glibc's mmap and trim thresholds at 4 MiB and 128 KiB (`mallopt(M_MMAP_THRESHOLD)`,
@@ -34,12 +29,16 @@ package enum HeapTrim {
     /// over 4 MiB are mapped and unmapped each time; with 256 KiB, the page faults of that made
     /// a burst of 10,000 triggered gifts settle 1.97 s after the last write instead of 1.84 s.
     package static func fixThresholds() {
+        mallopt(-3, 4 * 1024 * 1024)  // M_MMAP_THRESHOLD in <malloc.h>
+        mallopt(-1, 128 * 1024)  // M_TRIM_THRESHOLD
+    }
+
+    /// glibc's `mallopt(option, value)`, looked up at run time like `malloc_trim`.
+    private static func mallopt(_ option: Int32, _ value: Int32) {
         #if canImport(Glibc)
         typealias Option = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: Option.self)
-        _ = mallopt(-3, 4 * 1024 * 1024)  // M_MMAP_THRESHOLD in <malloc.h>
-        _ = mallopt(-1, 128 * 1024)  // M_TRIM_THRESHOLD
+        _ = unsafeBitCast(symbol, to: Option.self)(option, value)
         #endif
     }
 
