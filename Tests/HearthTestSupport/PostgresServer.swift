@@ -26,16 +26,24 @@ public final class PostgresServer: Sendable {
         return versions.last.map { "\(base)/\($0)/bin" }
     }
 
-    private static let started = Mutex<Result<PostgresServer, StartFailure>?>(nil)
+    private static let started = Mutex<Task<PostgresServer, any Error>?>(nil)
 
-    /// The process's server, started on first use.
+    /// The process's server, started on first use. `initdb` and `pg_ctl start` take seconds
+    /// (tens under load), so they run on a thread of their own and every caller awaits the same
+    /// task: neither the cooperative pool nor ``BlockingIO``'s threads wait on them, and the
+    /// tests that do not use PostgreSQL go on meanwhile.
     public static func shared() async throws -> PostgresServer {
-        try await BlockingIO.run { () throws(StartFailure) -> PostgresServer in
-            try started.withLock { state throws(StartFailure) -> PostgresServer in
-                if state == nil { state = Result { () throws(StartFailure) in try start() } }
-                return try state!.get()
+        let task = started.withLock { task in
+            if let task { return task }
+            let starting = Task<PostgresServer, any Error> {
+                try await withCheckedThrowingContinuation { continuation in
+                    Thread { continuation.resume(with: Result { () throws(StartFailure) in try start() }) }.start()
+                }
             }
+            task = starting
+            return starting
         }
+        return try await task.value
     }
 
     private init(port: Int, directory: String) {
