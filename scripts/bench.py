@@ -1183,7 +1183,7 @@ def trigger_round(a, backend, users, seed, pg):
     day = time.gmtime(time.time() - 2 * 86400)
     far = f"0 12 {day.tm_mday} {day.tm_mon} *"
 
-    def config(triggers):
+    def config(triggers, schedule=far):
         with open(cfg, "w") as f:
             if backend == "dir":
                 f.write(f'dataDir = "{store.dir}"\n')
@@ -1191,7 +1191,7 @@ def trigger_round(a, backend, users, seed, pg):
                 f.write('[store]\nkind = "postgres"\nurlEnv = "HEARTH_BENCH_STORE"\n')
             for j in jobs:
                 if j["job"] in ("gift-settle", "conversation-sync"):
-                    f.write(f'[jobs.{j["job"]}]\nschedule = "{far}"\ntriggerDelay = "{a.trigger_delay}"\n' + ("" if triggers else "triggers = []\n"))
+                    f.write(f'[jobs.{j["job"]}]\nschedule = "{schedule}"\ntriggerDelay = "{a.trigger_delay}"\n' + ("" if triggers else "triggers = []\n"))
                 else:
                     f.write(f'[jobs.{j["job"]}]\nenabled = false\n')
 
@@ -1256,13 +1256,14 @@ def trigger_round(a, backend, users, seed, pg):
 
     log_path = os.path.join(a.work, f"trigger-{backend}.log")
 
-    def start_daemon():
+    def start_daemon(trigger="write"):
         proc = subprocess.Popen([a.bin, "daemon", "--config", cfg], cwd=a.work, env=env, stdout=subprocess.DEVNULL, stderr=open(log_path, "w"))
-        # Ready once every triggered job's start-up run (the backstop) is recorded.
+        # Ready once both jobs' first run is recorded: with triggers, the start-up run (the
+        # backstop); without, the slot's.
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
             out = subprocess.run([a.bin, "history", "--limit", "50", "--format", "json"] + store.args, capture_output=True, text=True, cwd=a.work, env=env).stdout
-            seen = {r["job"] for r in json.loads(out or "[]") if r["trigger"] == "write"}
+            seen = {r["job"] for r in json.loads(out or "[]") if r["trigger"] == trigger}
             if {"gift-settle", "conversation-sync"} <= seen:
                 return proc
             if proc.poll() is not None:
@@ -1285,14 +1286,24 @@ def trigger_round(a, backend, users, seed, pg):
         return ((daemon_cpu(proc.pid) - c0) / seconds, proc_status(proc.pid, "VmRSS") / 1024, proc_status(proc.pid, "RssAnon") / 1024,
                 proc_status(proc.pid, "RssFile") / 1024)
 
-    rows = []
+    # Without triggers, twice on the same data: before any run (nothing runs at start: no
+    # trigger, no slot due), then after both jobs have run once at a slot. The first run of
+    # either daemon does the seed's one-time work (gift-settle fails its expired pending gifts),
+    # so the daemon with triggers starts on a fresh copy and its start-up runs do the same.
     config(False)
     proc = subprocess.Popen([a.bin, "daemon", "--config", cfg], cwd=a.work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(5)  # start-up: nothing runs (no triggers, no slot due)
+    time.sleep(5)
+    idle_none = idle_figures(proc)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    slot = time.gmtime(time.time() + 65)  # the next whole minute at least 5 s away, once a year
+    config(False, schedule=f"{slot.tm_min} {slot.tm_hour} {slot.tm_mday} {slot.tm_mon} *")
+    proc = start_daemon(trigger="schedule")
     idle_off = idle_figures(proc)
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
 
+    store.load()
     config(True)
     proc = start_daemon()
     watch_t = Inotify(os.path.join(store.dir, "transactions")) if not app else None
@@ -1303,7 +1314,7 @@ def trigger_round(a, backend, users, seed, pg):
             proc.send_signal(signal.SIGTERM)
             code = proc.wait(timeout=60)
             print(f"\n{backend}, {users:,} users; daemon exit {code}")
-            print(idle_line(idle_off, idle_on))
+            print(idle_line(idle_none, idle_off, idle_on))
             return
         gift_ms = []
         c0 = daemon_cpu(proc.pid)
@@ -1383,13 +1394,16 @@ def trigger_round(a, backend, users, seed, pg):
     print(f"documents read by the last one-gift runs: {reads}")
     print(f"burst: {a.burst:,} gifts from 4 writers in {burst_seconds:.2f} s; {len(pending)} not settled; all settled {settled_after:.2f} s after the last write; "
           f"{after - before} gift-settle runs")
-    print(idle_line(idle_off, idle_on))
+    print(idle_line(idle_none, idle_off, idle_on))
 
 
-def idle_line(off, on):
-    """The idle figures of `trigger`: (CPU share, VmRSS, RssAnon, RssFile) with triggers off and on."""
-    return (f"idle daemon, 20 s: triggers off {off[0] * 100:.2f}% CPU, {off[1]:.1f} MiB resident ({off[2]:.1f} anonymous, {off[3]:.1f} files); "
-            f"on, after its start-up runs {on[0] * 100:.2f}% CPU, {on[1]:.1f} MiB ({on[2]:.1f} anonymous, {on[3]:.1f} files)")
+def idle_line(none, off, on):
+    """The idle figures of `trigger`, each (CPU share, VmRSS, RssAnon, RssFile): triggers off
+    before any run and after a slot's runs, triggers on after the start-up runs."""
+    def figures(f):
+        return f"{f[0] * 100:.2f}% CPU, {f[1]:.1f} MiB resident ({f[2]:.1f} anonymous, {f[3]:.1f} files)"
+    return (f"idle daemon, 20 s: triggers off, before any run: {figures(none)}; triggers off, after a slot's runs: {figures(off)}; "
+            f"triggers on, after its start-up runs: {figures(on)}; on − off after runs: {on[1] - off[1]:+.1f} MiB")
 
 
 # One burst writer (a separate process): its gifts, written as fast as it can within one second.

@@ -48,6 +48,7 @@ struct hearth_pq_api {
     int (*consumeInput)(PGconn *conn);
     PGnotify *(*notifies)(PGconn *conn);
     void (*freemem)(void *ptr);
+    PGTransactionStatusType (*transactionStatus)(const PGconn *conn);
 };
 
 /* Filled once by hearth_pq_load(); read-only afterwards. */
@@ -87,5 +88,6 @@ static inline int hearth_PQsocket(const PGconn *conn) { return hearth_pq.socket(
 static inline int hearth_PQconsumeInput(PGconn *conn) { return hearth_pq.consumeInput(conn); }
 static inline PGnotify *hearth_PQnotifies(PGconn *conn) { return hearth_pq.notifies(conn); }
 static inline void hearth_PQfreemem(void *ptr) { hearth_pq.freemem(ptr); }
+static inline PGTransactionStatusType hearth_PQtransactionStatus(const PGconn *conn) { return hearth_pq.transactionStatus(conn); }
 
 #endif /* HEARTH_CLIBPQ_SHIM_H */

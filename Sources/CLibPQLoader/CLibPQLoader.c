@@ -45,6 +45,7 @@ static void hearth_pq_open(void) {
     HEARTH_RESOLVE(socket, "PQsocket")
     HEARTH_RESOLVE(consumeInput, "PQconsumeInput")
     HEARTH_RESOLVE(notifies, "PQnotifies")
+    HEARTH_RESOLVE(transactionStatus, "PQtransactionStatus")
     HEARTH_RESOLVE(freemem, "PQfreemem")
 #undef HEARTH_RESOLVE
 }

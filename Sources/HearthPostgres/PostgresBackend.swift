@@ -13,6 +13,8 @@ package struct PostgresBackend: StorageBackend {
     package let location: String
     /// The statements this backend's connections have sent (for the tests).
     package let statements = PostgresStatementCount()
+    /// Connections a run is done with, for its next one.
+    let pool = PostgresConnectionPool()
 
     /// Connects, and checks that `hearth migrate` brought the schema up to date.
     package init(url: String, requireSchema: Bool = true) throws {
@@ -28,8 +30,9 @@ package struct PostgresBackend: StorageBackend {
         }
     }
 
-    /// A new connection to the same database (a snapshot, a lock, a deliverer).
-    package func connect() throws(PostgresError) -> PostgresConnection { try PostgresConnection(url: url, statements: statements) }
+    /// A connection of its own to the same database (a snapshot, a lock, a deliverer): an idle
+    /// one from ``pool`` or a new one.
+    package func connect() throws(PostgresError) -> PostgresConnection { try PostgresConnection(url: url, statements: statements, pool: pool) }
 
     /// `postgres database NAME` — the database's name only: the URL holds a password.
     static func describe(_ url: String) -> String {

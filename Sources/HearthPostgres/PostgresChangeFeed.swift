@@ -55,6 +55,7 @@ final class PostgresChangeFeed: Sendable {
     /// A new connection listening to the channel, named in `pg_stat_activity`.
     private static func listen(_ connect: () throws -> PostgresConnection) throws -> PostgresConnection {
         let connection = try connect()
+        connection.retire()  // it listens
         try connection.query("SELECT set_config('application_name', $1, false)", [applicationName])
         try connection.query("LISTEN \(PostgresSchema.changeFeedChannel)")
         return connection

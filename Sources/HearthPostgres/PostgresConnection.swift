@@ -15,11 +15,42 @@ package final class PostgresConnection: @unchecked Sendable {
     private let secrets: [String]
     /// Counts the statements sent (shared by a backend's connections); nil: not counted.
     private let statements: PostgresStatementCount?
+    /// Where the connection goes when the last reference to it goes away; nil: closed then.
+    private let pool: PostgresConnectionPool?
+    /// False once ``retire()`` was called: closed, never pooled.
+    private let reusable = Atomic<Bool>(true)
+
+    /// A connection in a ``PostgresConnectionPool``, outside any transaction, with no session
+    /// state. `@unchecked Sendable`: the pool hands each one to at most one new
+    /// ``PostgresConnection``, which alone touches it from then on, or closes it.
+    struct Idle: @unchecked Sendable {
+        fileprivate let conn: OpaquePointer
+
+        func close() { hearth_PQfinish(conn) }
+
+        /// Whether the server has sent nothing since it went idle: a connection the server
+        /// ended (restarted, `pg_terminate_backend`) has its last message or the end of the
+        /// stream waiting, and is not worth a failed statement.
+        var isQuiet: Bool {
+            let fd = hearth_PQsocket(conn)
+            guard fd >= 0 else { return false }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&p, 1, 0) == 0
+        }
+    }
 
     /// Connects to `url` (a `postgresql://` URL or a libpq `key=value` string); every statement
     /// sent is counted in `statements`.
-    package init(url: String, statements: PostgresStatementCount? = nil) throws(PostgresError) {
+    /// With a `pool`: takes an idle connection from it when it has one, and gives this one back
+    /// to it at the end.
+    package init(url: String, statements: PostgresStatementCount? = nil, pool: PostgresConnectionPool? = nil) throws(PostgresError) {
         self.statements = statements
+        self.pool = pool
+        if let idle = pool?.take() {
+            secrets = PostgresConnection.secrets(in: url)
+            conn = idle.conn
+            return
+        }
         if let failure = hearth_pq_load() {
             throw PostgresError("libpq cannot be loaded (\(String(cString: failure))); the PostgreSQL store ([store] kind = \"postgres\") needs it: install the Debian package libpq5")
         }
@@ -31,11 +62,28 @@ package final class PostgresConnection: @unchecked Sendable {
             let message = PostgresConnection.redact(String(cString: hearth_PQerrorMessage(c)), secrets: secrets)
             throw PostgresError("cannot connect to PostgreSQL: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); check the URL in [store] urlEnv/urlFile and that the server is running")
         }
+        statements?.connected()
         // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
         hearth_PQsetNoticeProcessor(c, { _, _ in }, nil)
     }
 
-    deinit { hearth_PQfinish(conn) }
+    /// Back to the pool when it is healthy and outside a transaction (a transaction still open,
+    /// e.g. a run's read-only snapshot, is rolled back first, while the pool has room), else closed.
+    deinit {
+        if let pool, reusable.load(ordering: .relaxed), hearth_PQstatus(conn) == CONNECTION_OK, pool.hasRoom {
+            var state = hearth_PQtransactionStatus(conn)
+            if state == PQTRANS_INTRANS || state == PQTRANS_INERROR, let r = hearth_PQexec(conn, "ROLLBACK") {
+                hearth_PQclear(r)
+                state = hearth_PQtransactionStatus(conn)
+            }
+            if state == PQTRANS_IDLE, pool.put(Idle(conn: conn)) { return }
+        }
+        hearth_PQfinish(conn)
+    }
+
+    /// Keeps this connection out of the pool: it carries session state (`LISTEN`, a session
+    /// setting, a session lock that could not be released) that its next user must not inherit.
+    package func retire() { reusable.store(false, ordering: .relaxed) }
 
     /// Runs one statement with text parameters (`$1`, `$2`, …); returns its rows as text.
     @discardableResult

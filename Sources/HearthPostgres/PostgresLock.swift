@@ -30,7 +30,8 @@ package final class PostgresLock: StorageLock {
 
     package func release() {
         connection.withLock { c in
-            if let held = c { _ = try? held.query("SELECT pg_advisory_unlock_all()") }
+            // Leaves the session as it found it, so the connection can be reused.
+            if let held = c, (try? held.query("SELECT pg_advisory_unlock_all(), set_config('application_name', '', false)")) == nil { held.retire() }
             c = nil
         }
     }

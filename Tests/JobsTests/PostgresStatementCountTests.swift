@@ -36,7 +36,7 @@ struct PostgresStatementCountTests {
     }
 
     /// The statements `job`'s dry run at `now` sends, and the documents it reads.
-    static func dryRun(_ job: String, on backend: PostgresBackend, state: String) async throws -> (statements: Int, read: Int) {
+    static func dryRun(_ job: String, on backend: PostgresBackend, state: String, dryRun: Bool = true) async throws -> (statements: Int, read: Int) {
         let config = try ConfigLoader(jobs: JobCatalog.registry.descriptors, environment: [:]).parse("", file: "test.toml", dataOverride: state)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
@@ -45,7 +45,7 @@ struct PostgresStatementCountTests {
             environment: JobEnvironment(notificationTypes: config.notificationTypes, pushProvider: config.push.provider), logger: logger)
         let date = try #require(Timestamp.parseISO8601(now))
         let before = backend.statements.total
-        let outcome = try await runner.run(job, options: RunOptions(trigger: .cli, logicalTime: date, startTime: date, dryRun: true))
+        let outcome = try await runner.run(job, options: RunOptions(trigger: .cli, logicalTime: date, startTime: date, dryRun: dryRun))
         #expect(outcome.error == nil, "\(job): \(String(describing: outcome.error))")
         return (backend.statements.total - before, outcome.record.documentsRead)
     }
@@ -64,5 +64,23 @@ struct PostgresStatementCountTests {
                 many.statements - few.statements <= allowed,
                 "\(job): \(few.statements) statements reading \(few.read) documents, \(many.statements) reading \(many.read)")
         }
+    }
+
+    /// A run's steps — its lock, its snapshot, its commit, its run record — take turns on the
+    /// backend's pooled connections (docs/storage/postgres.md#connections): the first run that
+    /// writes opens three beside the backend's own (its lock is held while its snapshot reads,
+    /// and the snapshot is still open when it commits), and the runs after it open none.
+    /// Without the pool each run that writes opens three, and a dry run two.
+    @Test func runsAfterTheFirstOpenNoConnection() async throws {
+        let backend = try await Self.backend(users: Self.small)
+        let state = try TempDirectory("hearth-connections-state")
+        defer { state.remove() }
+        var opened: [Int] = []
+        for (job, dry) in [("gift-settle", false), ("friend-notify", false), ("xp-leaderboard", true), ("gift-settle", false)] {
+            let before = backend.statements.connections
+            _ = try await Self.dryRun(job, on: backend, state: state.path, dryRun: dry)
+            opened.append(backend.statements.connections - before)
+        }
+        #expect(opened == [3, 0, 0, 0])
     }
 }
