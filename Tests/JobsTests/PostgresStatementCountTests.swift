@@ -68,9 +68,9 @@ struct PostgresStatementCountTests {
 
     /// A run's steps — its lock, its snapshot, its commit, its run record — take turns on the
     /// backend's pooled connections (docs/storage/postgres.md#connections): the first run that
-    /// writes opens three beside the backend's own (its lock is held while its snapshot reads,
-    /// and the snapshot is still open when it commits), and the runs after it open none.
-    /// Without the pool each run that writes opens three, and a dry run two.
+    /// writes opens two beside the backend's own (its lock is held while its snapshot reads;
+    /// the commit reuses the snapshot's), and the runs after it open none. Without the pool
+    /// each run that writes opened three, and a dry run two.
     @Test func runsAfterTheFirstOpenNoConnection() async throws {
         let backend = try await Self.backend(users: Self.small)
         let state = try TempDirectory("hearth-connections-state")
@@ -81,6 +81,6 @@ struct PostgresStatementCountTests {
             _ = try await Self.dryRun(job, on: backend, state: state.path, dryRun: dry)
             opened.append(backend.statements.connections - before)
         }
-        #expect(opened == [3, 0, 0, 0])
+        #expect(opened == [2, 0, 0, 0])
     }
 }

@@ -69,27 +69,19 @@ package struct Runner: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let ctx = JobContext(
-                jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
-                parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress,
-                changes: options.changes)
-            do {
-                try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
-                try descriptor.checkDeclaredWrites(ctx.changeset)
-            } catch {
+            let ran = try await attemptJob(job, descriptor, name: name, runID: runID, options: options, logical: logical, jobStart: jobStart, jc: jc, parameters: parameters)
+            record.warnings = ran.warnings
+            record.documentsRead = ran.documentsRead
+            if let error = ran.error {
                 failure = error
                 record.status = error is CancellationError || error is RunTimeoutError ? .cancelled : .failed
-                record.warnings = ctx.issues.map(\.description) + ctx.warnings
-                record.documentsRead = ctx.documentsRead
                 break
             }
-            let changeset = ctx.changeset
+            let changeset = ran.changeset
 
-            let warnings = ctx.issues.map(\.description) + ctx.warnings
-            plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: changeset, warnings: warnings)
-            record.warnings = warnings
-            record.documentsRead = ctx.documentsRead
-            record.status = warnings.isEmpty ? .succeeded : .succeededWithWarnings
+
+            plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: changeset, warnings: ran.warnings)
+            record.status = ran.warnings.isEmpty ? .succeeded : .succeededWithWarnings
             let c = changeset.counts
             (record.created, record.updated, record.deleted, record.messagesQueued) = (c.created, c.updated, c.deleted, changeset.messages.count)
             if options.dryRun { break }
@@ -126,6 +118,36 @@ package struct Runner: Sendable {
         try await store.saveRecord(record)
         try? store.pruneRunRecords(job: name, keep: config.historyLimit)
         return RunOutcome(record: record, plan: plan, error: failure)
+    }
+
+    /// What one attempt of the job's code left: its changeset, warnings and reads, or the error
+    /// that ended it.
+    private struct JobAttempt {
+        var changeset = Changeset()
+        var warnings: [String]
+        var documentsRead: Int
+        var error: (any Error)?
+    }
+
+    /// One attempt of the job's code, with the timeout, over a new read snapshot. The snapshot
+    /// (on PostgreSQL a connection in a read-only transaction) ends when this returns, before
+    /// the commit, which then reuses its connection (docs/storage/postgres.md#connections).
+    /// Throws only when the snapshot cannot be taken.
+    private func attemptJob(
+        _ job: any RunnableJob, _ descriptor: JobDescriptor, name: String, runID: String, options: RunOptions, logical: Date, jobStart: Date, jc: JobConfig,
+        parameters: JobParameters
+    ) async throws -> JobAttempt {
+        let ctx = JobContext(
+            jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
+            parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress,
+            changes: options.changes)
+        do {
+            try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
+            try descriptor.checkDeclaredWrites(ctx.changeset)
+        } catch {
+            return JobAttempt(warnings: ctx.issues.map(\.description) + ctx.warnings, documentsRead: ctx.documentsRead, error: error)
+        }
+        return JobAttempt(changeset: ctx.changeset, warnings: ctx.issues.map(\.description) + ctx.warnings, documentsRead: ctx.documentsRead)
     }
 
     /// A sortable, unique run id: `job-20261118T120000123Z-3f9a`.
