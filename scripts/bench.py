@@ -1121,6 +1121,12 @@ class LibPQ:
         if pq.PQstatus(self.conn) != 0:
             sys.exit(f"cannot connect to {url}")
 
+    def close(self):
+        import ctypes
+        self.pq.PQfinish.argtypes = [ctypes.c_void_p]
+        self.pq.PQfinish(self.conn)
+        self.conn = None
+
     def query(self, sql):
         r = self.pq.PQexec(self.conn, sql.encode())
         if self.pq.PQresultStatus(r) not in (1, 2):  # PGRES_COMMAND_OK, PGRES_TUPLES_OK
@@ -1303,7 +1309,12 @@ def trigger_round(a, backend, users, seed, pg):
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
 
+    if app:  # nobody may be connected to a database copied over
+        app.close()
     store.load()
+    if app:
+        app = LibPQ(pg.url(store.name))
+        app.query("LISTEN hearth_documents")
     config(True)
     proc = start_daemon()
     watch_t = Inotify(os.path.join(store.dir, "transactions")) if not app else None

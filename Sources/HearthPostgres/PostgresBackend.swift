@@ -3,8 +3,9 @@ package import HearthKit
 import HearthStore
 
 /// Hearth's documents, runs, scheduler state and outbox in a PostgreSQL database
-/// (docs/storage/postgres.md). Reads outside a run go through one shared connection; a run
-/// reads through its own snapshot (``readSnapshot()``); commits are one transaction.
+/// (docs/storage/postgres.md). Single statements outside a run go through the shared
+/// connection, each on a connection borrowed from the pool; a run reads through its own
+/// snapshot (``readSnapshot()``); commits are one transaction.
 package struct PostgresBackend: StorageBackend {
     /// The connection string; never printed (see ``location``).
     private let url: String
@@ -19,15 +20,18 @@ package struct PostgresBackend: StorageBackend {
     /// Connects, and checks that `hearth migrate` brought the schema up to date.
     package init(url: String, requireSchema: Bool = true) throws {
         self.url = url
-        connection = try PostgresConnection(url: url, statements: statements)
-        documents = PostgresDocuments(connection: connection)
         location = PostgresBackend.describe(url)
+        // Connects now, so a wrong URL or a server down fails here; the connection then goes to
+        // the pool, for the shared connection's statements, a run's lock or its snapshot.
+        let first = try PostgresConnection(url: url, statements: statements, pool: pool)
         if requireSchema {
-            let version = try PostgresSchema.currentVersion(connection)
+            let version = try PostgresSchema.currentVersion(first)
             guard version >= PostgresSchema.latest else {
                 throw StoreError("the PostgreSQL database \(location) has schema version \(version); this hearth needs \(PostgresSchema.latest). Run `hearth migrate` first.")
             }
         }
+        connection = PostgresConnection.shared(url: url, statements: statements, pool: pool)
+        documents = PostgresDocuments(connection: connection)
     }
 
     /// A connection of its own to the same database (a snapshot, a lock, a deliverer): an idle

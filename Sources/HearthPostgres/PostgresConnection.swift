@@ -9,7 +9,11 @@ import Synchronization
 /// `@unchecked Sendable`: the `PGconn` is only touched inside `mutex`, so one thread at a time
 /// uses it, which is all libpq asks of a connection.
 package final class PostgresConnection: @unchecked Sendable {
-    private let conn: OpaquePointer
+    /// The libpq connection; for a ``shared(url:statements:pool:)`` one, only while a statement
+    /// runs. Read and set only inside `mutex`.
+    private var handle: OpaquePointer?
+    /// The URL a shared connection borrows its connections for (nil: not a shared one).
+    private let sharedURL: String?
     private let mutex = Mutex(())
     /// Secrets to remove from every error message (the URL and its password).
     private let secrets: [String]
@@ -46,30 +50,67 @@ package final class PostgresConnection: @unchecked Sendable {
     package init(url: String, statements: PostgresStatementCount? = nil, pool: PostgresConnectionPool? = nil) throws(PostgresError) {
         self.statements = statements
         self.pool = pool
-        if let idle = pool?.take() {
-            secrets = PostgresConnection.secrets(in: url)
-            conn = idle.conn
-            return
-        }
+        secrets = PostgresConnection.secrets(in: url)
+        sharedURL = nil
+        handle = try PostgresConnection.establish(url, statements: statements, pool: pool, secrets: secrets)
+    }
+
+    /// A backend's shared connection, for single statements outside any transaction (a run's
+    /// history, a pause, a claim, reads outside a run): each statement borrows a connection from
+    /// `pool` (or opens one) and gives it back when done, so a process that only runs a job
+    /// opens no connection for it, and a daemon holds none while idle.
+    /// ``transaction(_:_:)`` and ``copyIn(_:_:)`` are refused.
+    package static func shared(url: String, statements: PostgresStatementCount? = nil, pool: PostgresConnectionPool) -> PostgresConnection {
+        PostgresConnection(shared: url, statements: statements, pool: pool)
+    }
+
+    private init(shared url: String, statements: PostgresStatementCount?, pool: PostgresConnectionPool) {
+        self.statements = statements
+        self.pool = pool
+        secrets = PostgresConnection.secrets(in: url)
+        sharedURL = url
+        handle = nil
+    }
+
+    /// An idle connection from `pool`, else a new one.
+    private static func establish(_ url: String, statements: PostgresStatementCount?, pool: PostgresConnectionPool?, secrets: [String]) throws(PostgresError) -> OpaquePointer {
+        if let idle = pool?.take() { return idle.conn }
         if let failure = hearth_pq_load() {
             throw PostgresError("libpq cannot be loaded (\(String(cString: failure))); the PostgreSQL store ([store] kind = \"postgres\") needs it: install the Debian package libpq5")
         }
-        secrets = PostgresConnection.secrets(in: url)
         guard let c = hearth_PQconnectdb(url) else { throw PostgresError("cannot allocate a PostgreSQL connection") }
-        conn = c
         guard hearth_PQstatus(c) == CONNECTION_OK else {
-            // deinit finishes the connection: every stored property is set by now.
             let message = PostgresConnection.redact(String(cString: hearth_PQerrorMessage(c)), secrets: secrets)
+            hearth_PQfinish(c)
             throw PostgresError("cannot connect to PostgreSQL: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); check the URL in [store] urlEnv/urlFile and that the server is running")
         }
         statements?.connected()
         // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
         hearth_PQsetNoticeProcessor(c, { _, _ in }, nil)
+        return c
+    }
+
+    /// The libpq connection; a shared one borrows one first. Call inside `mutex`.
+    private func open() throws(PostgresError) -> OpaquePointer {
+        if let handle { return handle }
+        let c = try PostgresConnection.establish(sharedURL ?? "", statements: statements, pool: pool, secrets: secrets)
+        handle = c
+        return c
+    }
+
+    /// After a statement of a shared connection: its borrowed connection back to the pool (or
+    /// closed). Call inside `mutex`.
+    private func giveBack() {
+        guard sharedURL != nil, let conn = handle else { return }
+        handle = nil
+        if let pool, hearth_PQstatus(conn) == CONNECTION_OK, hearth_PQtransactionStatus(conn) == PQTRANS_IDLE, pool.put(Idle(conn: conn)) { return }
+        hearth_PQfinish(conn)
     }
 
     /// Back to the pool when it is healthy and outside a transaction (a transaction still open,
     /// e.g. a run's read-only snapshot, is rolled back first, while the pool has room), else closed.
     deinit {
+        guard let conn = handle else { return }
         if let pool, reusable.load(ordering: .relaxed), hearth_PQstatus(conn) == CONNECTION_OK, pool.hasRoom {
             var state = hearth_PQtransactionStatus(conn)
             if state == PQTRANS_INTRANS || state == PQTRANS_INERROR, let r = hearth_PQexec(conn, "ROLLBACK") {
@@ -88,17 +129,22 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with text parameters (`$1`, `$2`, …); returns its rows as text.
     @discardableResult
     package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
-        try mutex.withLock { _ throws(PostgresError) in try run(sql, parameters) }
+        try mutex.withLock { _ throws(PostgresError) in
+            defer { giveBack() }
+            return try run(sql, parameters)
+        }
     }
 
     /// Runs several statements (no parameters), e.g. a migration.
     package func execute(_ sql: String) throws(PostgresError) {
         try mutex.withLock { _ throws(PostgresError) in
+            defer { giveBack() }
+            let conn = try open()
             statements?.add()
-            guard let r = hearth_PQexec(conn, sql) else { throw failure(nil, sql: sql) }
+            guard let r = hearth_PQexec(conn, sql) else { throw failure(conn, nil, sql: sql) }
             defer { hearth_PQclear(r) }
             let status = hearth_PQresultStatus(r)
-            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(r, sql: sql) }
+            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(conn, r, sql: sql) }
         }
     }
 
@@ -106,6 +152,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// each statement takes the lock, not the whole transaction): `BEGIN` (with `mode`, e.g. `ISOLATION LEVEL REPEATABLE
     /// READ`), then `COMMIT`, or `ROLLBACK` when `body` throws.
     package func transaction<T>(_ mode: String = "", _ body: () throws -> T) throws -> T {
+        guard sharedURL == nil else { throw PostgresError("a transaction needs a connection of its own (PostgresBackend.connect()), not the shared one") }
         try execute("BEGIN \(mode)")
         do {
             let result = try body()
@@ -127,13 +174,14 @@ package final class PostgresConnection: @unchecked Sendable {
 
     /// The connection's socket, to wait on (`poll`) until the server sends something; -1 when
     /// the connection is broken.
-    package var socket: Int32 { mutex.withLock { _ in hearth_PQsocket(conn) } }
+    package var socket: Int32 { mutex.withLock { _ in handle.map { hearth_PQsocket($0) } ?? -1 } }
 
     /// Reads what the server has sent, without blocking, and returns the notifications
     /// received so far (none when nothing came); throws when the connection is broken (the
     /// server ended it, the network dropped).
     package func notifications() throws(PostgresError) -> [Notification] {
         try mutex.withLock { _ throws(PostgresError) -> [Notification] in
+            let conn = try open()
             guard hearth_PQconsumeInput(conn) == 1, hearth_PQstatus(conn) == CONNECTION_OK else {
                 let message = String(cString: hearth_PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
                 throw PostgresError("PostgreSQL: \(redacted(message.isEmpty ? "the connection was lost" : message)) (waiting for notifications)")
@@ -148,11 +196,12 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     private func run(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        let conn = try open()
         statements?.add()
         let result: OpaquePointer? = withCStrings(parameters) { pointers in
             hearth_PQexecParams(conn, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
         }
-        guard let r = result else { throw failure(nil, sql: sql) }
+        guard let r = result else { throw failure(conn, nil, sql: sql) }
         defer { hearth_PQclear(r) }
         switch hearth_PQresultStatus(r) {
         case PGRES_COMMAND_OK:
@@ -177,7 +226,7 @@ package final class PostgresConnection: @unchecked Sendable {
             }
             return PostgresRows(columns: columns, values: values, affected: rows)
         default:
-            throw failure(r, sql: sql)
+            throw failure(conn, r, sql: sql)
         }
     }
 
@@ -187,13 +236,15 @@ package final class PostgresConnection: @unchecked Sendable {
     /// with that error (the server discards the rows: nothing is copied) and the error
     /// rethrown.
     package func copyIn(_ sql: String, _ next: () throws -> [UInt8]?) throws -> Int {
-        try mutex.withLock { _ throws(any Error) -> Int in
+        guard sharedURL == nil else { throw PostgresError("COPY needs a connection of its own (PostgresBackend.connect()), not the shared one") }
+        return try mutex.withLock { _ throws(any Error) -> Int in
+            let conn = try open()
             statements?.add()
-            guard let start = hearth_PQexec(conn, sql) else { throw failure(nil, sql: sql) }
+            guard let start = hearth_PQexec(conn, sql) else { throw failure(conn, nil, sql: sql) }
             let status = hearth_PQresultStatus(start)
             guard status == PGRES_COPY_IN else {
                 defer { hearth_PQclear(start) }
-                throw failure(start, sql: sql)
+                throw failure(conn, start, sql: sql)
             }
             hearth_PQclear(start)
             var thrown: (any Error)?
@@ -205,14 +256,14 @@ package final class PostgresConnection: @unchecked Sendable {
                             hearth_PQputCopyData(conn, $0, Int32(buffer.count))
                         }
                     }
-                    guard sent == 1 else { throw failure(nil, sql: sql) }
+                    guard sent == 1 else { throw failure(conn, nil, sql: sql) }
                 }
             } catch { thrown = error }
             guard hearth_PQputCopyEnd(conn, thrown == nil ? nil : "the client stopped the copy") == 1 else {
-                _ = finishCopy()
-                throw thrown ?? failure(nil, sql: sql)
+                _ = finishCopy(conn)
+                throw thrown ?? failure(conn, nil, sql: sql)
             }
-            let (ok, rows, error) = finishCopy()
+            let (ok, rows, error) = finishCopy(conn)
             if let thrown { throw thrown }
             guard ok else { throw PostgresError("PostgreSQL: \(redacted(error)) (in COPY …)") }
             return rows
@@ -221,7 +272,7 @@ package final class PostgresConnection: @unchecked Sendable {
 
     /// Reads the results of a finished copy until libpq has none left: whether it succeeded,
     /// the rows it copied, and the server's message when it did not.
-    private func finishCopy() -> (ok: Bool, rows: Int, error: String) {
+    private func finishCopy(_ conn: OpaquePointer) -> (ok: Bool, rows: Int, error: String) {
         var ok = true
         var rows = 0
         var error = ""
@@ -237,7 +288,7 @@ package final class PostgresConnection: @unchecked Sendable {
         return (ok, rows, error)
     }
 
-    private func failure(_ result: OpaquePointer?, sql: String) -> PostgresError {
+    private func failure(_ conn: OpaquePointer, _ result: OpaquePointer?, sql: String) -> PostgresError {
         var state: String?
         if let result, let s = hearth_PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: s) }
         let message = String(cString: hearth_PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)

