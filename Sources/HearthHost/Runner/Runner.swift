@@ -78,8 +78,6 @@ package struct Runner: Sendable {
                 break
             }
             let changeset = ran.changeset
-
-
             plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: changeset, warnings: ran.warnings)
             record.status = ran.warnings.isEmpty ? .succeeded : .succeededWithWarnings
             let c = changeset.counts
