@@ -116,7 +116,7 @@ struct DirectoryChangeFeedTests {
         }
 
         func writeAbsolute(_ file: String, _ text: String) throws {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            try TempDirectory.writeFile(file, text)
         }
 
         /// Writes `relative` (a sentinel document) and expects its batch as the next event:
@@ -183,6 +183,25 @@ struct DirectoryChangeFeedTests {
             #expect(rewritten.utf8.count == before.utf8.count)
             try feed.writeInPlace("transactions/g1.json", [rewritten])
             #expect(await feed.next() == .changed(ChangeBatch(collection: "transactions", paths: try Self.paths("transactions/g1"))))
+            try await feed.expectOnlySentinel("transactions/s.json")
+        }
+    }
+
+    /// A process spawned while a commit writes a temp file holds a copy of its descriptor until
+    /// its `exec`; the file's last close then comes after the rename, under the document's name.
+    /// That close is not a second write.
+    @Test func aCommitsTempFileClosedAfterItsRenameIsNotASecondWrite() async throws {
+        try await Feed.with(["transactions"], setUp: { try $0.folder("transactions") }) { feed in
+            let temp = feed.path("transactions/.g1.json.tmp")
+            let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            try #require(fd >= 0)
+            #expect(Array("{}".utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == 2)
+            WriterMark(job: "gift-settle", chain: 1).apply(to: fd, relativePath: "transactions/g1.json")
+            let held = dup(fd)  // the spawned process's copy
+            close(fd)
+            #expect(rename(temp, feed.path("transactions/g1.json")) == 0)
+            #expect(await feed.next() == .changed(ChangeBatch(collection: "transactions", paths: try Self.paths("transactions/g1"), writer: "gift-settle", chain: 1)))
+            close(held)  // the last close: IN_CLOSE_WRITE of transactions/g1.json
             try await feed.expectOnlySentinel("transactions/s.json")
         }
     }

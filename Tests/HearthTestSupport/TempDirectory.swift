@@ -1,5 +1,8 @@
 import Foundation
 import HearthStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A fresh directory under the system temp dir, removed by `remove()`.
 public struct TempDirectory: Sendable {
@@ -14,7 +17,28 @@ public struct TempDirectory: Sendable {
     public func write(_ relative: String, _ text: String) throws {
         let file = path + "/" + relative
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        try TempDirectory.writeFile(file, text)
+    }
+
+    /// Writes `text` to `file` (created or truncated) through a close-on-exec descriptor.
+    ///
+    /// Not `Data.write(to:)`: Foundation opens the file without `O_CLOEXEC`, so a process
+    /// another test spawns meanwhile inherits the descriptor, and the file's last close — its
+    /// inotify `IN_CLOSE_WRITE` — comes when that process exits, long after the write. A change
+    /// feed test then saw a document written before its watch began, or renamed into place
+    /// twice.
+    public static func writeFile(_ file: String, _ text: String) throws {
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            written += n
+        }
     }
 
     public func read(_ relative: String) -> String? {

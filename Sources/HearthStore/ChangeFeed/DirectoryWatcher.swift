@@ -168,7 +168,12 @@ struct DirectoryWatcher {
                 return
             }
             if st.isSymlink { return }   // never followed
-            out.written(path, by: st.isRegular ? WriterMark.read(path: file, relativePath: relative, stat: st) : nil)
+            let mark = st.isRegular ? WriterMark.read(path: file, relativePath: relative, stat: st) : nil
+            // A close after the write of a file whose mark still holds is a commit's temp file
+            // closed late, already reported at its rename: a process spawned meanwhile held a
+            // copy of its descriptor until its `exec` closed it (docs/triggers.md#own-commits-the-writer-mark).
+            if mark != nil, !e.mask.contains(.movedTo) { return }
+            out.written(path, by: mark)
         } else if !e.mask.isDisjoint(with: [.delete, .movedFrom]) {
             out.written(path, by: nil)
         }
