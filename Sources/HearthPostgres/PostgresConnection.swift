@@ -103,14 +103,17 @@ package final class PostgresConnection: @unchecked Sendable {
     private func giveBack() {
         guard sharedURL != nil, let conn = handle else { return }
         handle = nil
-        if let pool, hearth_PQstatus(conn) == CONNECTION_OK, hearth_PQtransactionStatus(conn) == PQTRANS_IDLE, pool.put(Idle(conn: conn)) { return }
-        hearth_PQfinish(conn)
+        recycle(conn)
     }
 
-    /// Back to the pool when it is healthy and outside a transaction (a transaction still open,
-    /// e.g. a run's read-only snapshot, is rolled back first, while the pool has room), else closed.
     deinit {
-        guard let conn = handle else { return }
+        if let conn = handle { recycle(conn) }
+    }
+
+    /// `conn` back to the pool when it is healthy, reusable and outside a transaction (one still
+    /// open, e.g. a run's read-only snapshot, is rolled back first, while the pool has room);
+    /// else closed.
+    private func recycle(_ conn: OpaquePointer) {
         if let pool, reusable.load(ordering: .relaxed), hearth_PQstatus(conn) == CONNECTION_OK, pool.hasRoom {
             var state = hearth_PQtransactionStatus(conn)
             if state == PQTRANS_INTRANS || state == PQTRANS_INERROR, let r = hearth_PQexec(conn, "ROLLBACK") {

@@ -30,11 +30,13 @@ package final class PostgresConnectionPool: Sendable {
     /// are closed.
     func take() -> PostgresConnection.Idle? {
         let now = ContinuousClock.now
-        let stale = idle.withLock { entries -> [PostgresConnection.Idle] in
-            defer { entries.removeAll { now - $0.since >= Self.maxIdle } }
-            return entries.filter { now - $0.since >= Self.maxIdle }.map(\.connection)
+        // Entries are appended as they come back, so the stale ones are a prefix.
+        let stale = idle.withLock { entries -> [Entry] in
+            let cut = entries.firstIndex { now - $0.since < Self.maxIdle } ?? entries.count
+            defer { entries.removeFirst(cut) }
+            return Array(entries[..<cut])
         }
-        for connection in stale { connection.close() }
+        for entry in stale { entry.connection.close() }
         while let candidate = idle.withLock({ $0.popLast()?.connection }) {
             if candidate.isQuiet { return candidate }
             candidate.close()

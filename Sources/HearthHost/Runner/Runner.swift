@@ -139,13 +139,17 @@ package struct Runner: Sendable {
             jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
             parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress,
             changes: options.changes)
+        var attempt = JobAttempt(warnings: [], documentsRead: 0)
         do {
             try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
             try descriptor.checkDeclaredWrites(ctx.changeset)
+            attempt.changeset = ctx.changeset
         } catch {
-            return JobAttempt(warnings: ctx.issues.map(\.description) + ctx.warnings, documentsRead: ctx.documentsRead, error: error)
+            attempt.error = error
         }
-        return JobAttempt(changeset: ctx.changeset, warnings: ctx.issues.map(\.description) + ctx.warnings, documentsRead: ctx.documentsRead)
+        attempt.warnings = ctx.issues.map(\.description) + ctx.warnings
+        attempt.documentsRead = ctx.documentsRead
+        return attempt
     }
 
     /// A sortable, unique run id: `job-20261118T120000123Z-3f9a`.
