@@ -42,6 +42,7 @@ struct hearth_pq_api {
     char *(*getvalue)(const PGresult *res, int tup_num, int field_num);
     int (*putCopyData)(PGconn *conn, const char *buffer, int nbytes);
     int (*putCopyEnd)(PGconn *conn, const char *errormsg);
+    int (*getCopyData)(PGconn *conn, char **buffer, int async);
     PGresult *(*getResult)(PGconn *conn);
     char *(*resultErrorMessage)(const PGresult *res);
     int (*socket)(const PGconn *conn);
@@ -82,6 +83,7 @@ static inline int hearth_PQgetlength(const PGresult *res, int tup_num, int field
 static inline char *hearth_PQgetvalue(const PGresult *res, int tup_num, int field_num) { return hearth_pq.getvalue(res, tup_num, field_num); }
 static inline int hearth_PQputCopyData(PGconn *conn, const char *buffer, int nbytes) { return hearth_pq.putCopyData(conn, buffer, nbytes); }
 static inline int hearth_PQputCopyEnd(PGconn *conn, const char *errormsg) { return hearth_pq.putCopyEnd(conn, errormsg); }
+static inline int hearth_PQgetCopyData(PGconn *conn, char **buffer, int async) { return hearth_pq.getCopyData(conn, buffer, async); }
 static inline PGresult *hearth_PQgetResult(PGconn *conn) { return hearth_pq.getResult(conn); }
 static inline char *hearth_PQresultErrorMessage(const PGresult *res) { return hearth_pq.resultErrorMessage(res); }
 static inline int hearth_PQsocket(const PGconn *conn) { return hearth_pq.socket(conn); }

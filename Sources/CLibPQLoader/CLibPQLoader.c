@@ -40,6 +40,7 @@ static void hearth_pq_open(void) {
     HEARTH_RESOLVE(getvalue, "PQgetvalue")
     HEARTH_RESOLVE(putCopyData, "PQputCopyData")
     HEARTH_RESOLVE(putCopyEnd, "PQputCopyEnd")
+    HEARTH_RESOLVE(getCopyData, "PQgetCopyData")
     HEARTH_RESOLVE(getResult, "PQgetResult")
     HEARTH_RESOLVE(resultErrorMessage, "PQresultErrorMessage")
     HEARTH_RESOLVE(socket, "PQsocket")

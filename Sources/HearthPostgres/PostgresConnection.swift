@@ -273,6 +273,42 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `sql`, a `COPY … TO STDOUT` statement, handing `body` each message of data the
+    /// server sends, as libpq received it (the buffer is freed when `body` returns); returns
+    /// the number of rows copied. When `body` throws, the rest of the data is read and dropped,
+    /// so the connection stays usable, and the error rethrown.
+    package func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        try mutex.withLock { _ throws(any Error) -> Int in
+            defer { giveBack() }
+            let conn = try open()
+            statements?.add()
+            guard let start = hearth_PQexec(conn, sql) else { throw failure(conn, nil, sql: sql) }
+            guard hearth_PQresultStatus(start) == PGRES_COPY_OUT else {
+                defer { hearth_PQclear(start) }
+                throw failure(conn, start, sql: sql)
+            }
+            hearth_PQclear(start)
+            var thrown: (any Error)?
+            var received: Int32 = 0
+            while true {
+                var buffer: UnsafeMutablePointer<CChar>?
+                received = hearth_PQgetCopyData(conn, &buffer, 0)
+                guard received > 0, let buffer else { break }   // -1: the copy is done; -2: it failed
+                defer { hearth_PQfreemem(buffer) }
+                guard thrown == nil else { continue }
+                do { try body(UnsafeRawBufferPointer(start: buffer, count: Int(received))) } catch { thrown = error }
+            }
+            let lost = received == -2 ? String(cString: hearth_PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+            let (ok, rows, error) = finishCopy(conn)
+            if let thrown { throw thrown }
+            guard ok, received == -1 else {
+                let message = error.isEmpty ? (lost.isEmpty ? "the connection was lost" : lost) : error
+                throw PostgresError("PostgreSQL: \(redacted(message)) (in COPY …)")
+            }
+            return rows
+        }
+    }
+
     /// Reads the results of a finished copy until libpq has none left: whether it succeeded,
     /// the rows it copied, and the server's message when it did not.
     private func finishCopy(_ conn: OpaquePointer) -> (ok: Bool, rows: Int, error: String) {

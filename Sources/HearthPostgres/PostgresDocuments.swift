@@ -166,14 +166,58 @@ package final class PostgresDocuments: DocumentStore {
 
     static let searchPage = 4096
 
+    /// A whole collection in one statement, in a snapshot: `COPY (SELECT id, raw, version …
+    /// ORDER BY id) TO STDOUT (FORMAT binary)`. The server sends the rows as fast as this thread
+    /// takes them, with no listing of ids first and no statement per chunk, and `body` gets them
+    /// `streamChunk` at a time, to be decoded on other threads while the rest arrives
+    /// (docs/storage/postgres.md#reads). Outside a snapshot, nil: the statement could not turn
+    /// sequential scans off, and a large collection would be sorted whole.
+    package func stream(_ collection: String, _ body: (@escaping @Sendable () -> [DocumentRead]) throws -> Void) throws -> Int? {
+        guard readAhead else { return nil }
+        try PostgresDocuments.validateCollection(collection)
+        let base = collection.split(separator: "/").map(String.init)
+        let sql = "COPY (SELECT id, raw, version FROM documents WHERE collection = \(PostgresDocuments.literal(collection)) ORDER BY id) TO STDOUT (FORMAT binary)"
+        var reader = PostgresCopyReader()
+        var chunk: [PostgresCopyReader.Row] = []
+        var total = 0
+        func hand() throws {
+            let rows = chunk
+            chunk = []
+            total += rows.count
+            try body { rows.map { PostgresDocuments.decode(DocumentPath(unchecked: base + [$0.id]), bytes: $0.raw, version: $0.version) } }
+        }
+        _ = try connection.copyOut(sql) { message in
+            try reader.read(message) { row in
+                chunk.append(row)
+                if chunk.count == PostgresDocuments.streamChunk { try hand() }
+            }
+        }
+        guard reader.ended else { throw StoreError("PostgreSQL: the COPY of \(collection) ended without its last row marker") }
+        if !chunk.isEmpty { try hand() }
+        return total
+    }
+
+    static let streamChunk = 256
+
+    /// `text` as an SQL string literal (`E'…'`, with `\` and `'` doubled), for a statement
+    /// that takes no parameters (`COPY`). Collection paths are checked names; this is belt and braces.
+    static func literal(_ text: String) -> String {
+        "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     /// The statement of one page of ``search(_:matching:_:)``: `$1` the collection, `$2` the
     /// last id of the page before, `$3` the page size, the filter's values from `$4`.
     ///
-    /// A filter with a `.oneOf` picks a few rows by a field that may have an index
-    /// (docs/storage/field-indexes.md): its rows and the non-objects are two branches of a
-    /// `UNION ALL`, each able to use its own index (the partial indexes of migration 4); with the
-    /// two as one `OR`, the planner walks the collection's primary key. Other filters keep most
-    /// of a collection's rows, so one walk of the primary key is what they need.
+    /// The rows that meet the filter and the non-objects are two branches of a `UNION ALL`,
+    /// each able to use its own index (with the two as one `OR`, the planner can only walk the
+    /// collection's primary key).
+    /// - A `.oneOf` picks a few rows by a field that may have an index
+    ///   (docs/storage/field-indexes.md, migration 5): its branch finds them by value and sorts
+    ///   the few it finds.
+    /// - Other filters are the scans of jobs that keep a reject memo on a data directory. Each
+    ///   branch is a page of its own in id order (`ORDER BY id LIMIT $3`), so it goes by a
+    ///   partial index whose predicate is the filter (migration 6), else walks the primary key
+    ///   and stops once the page is full; the two pages merge.
     package static func searchStatement(_ filter: ScanFilter) -> (sql: String, parameters: [String]) {
         let (condition, parameters) = whereClause(filter, firstParameter: 4)
         if filter.oneOf != nil {
@@ -181,7 +225,9 @@ package final class PostgresDocuments: DocumentStore {
                 + "UNION ALL SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND jsonb_typeof(data) <> 'object' "
                 + "ORDER BY id LIMIT $3", parameters)
         }
-        return ("SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND (jsonb_typeof(data) <> 'object' OR (\(condition))) ORDER BY id LIMIT $3", parameters)
+        return ("(SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND \(condition) ORDER BY id LIMIT $3) "
+            + "UNION ALL (SELECT id, raw, version FROM documents WHERE collection = $1 AND id > $2 AND jsonb_typeof(data) <> 'object' ORDER BY id LIMIT $3) "
+            + "ORDER BY id LIMIT $3", parameters)
     }
 
     /// `filter` as SQL over the `data` column, its values as parameters from `$firstParameter`.
@@ -192,9 +238,11 @@ package final class PostgresDocuments: DocumentStore {
             let n = firstParameter + parameters.count
             switch condition {
             case .equals(let field, let value):
-                // jsonb equality with a JSON string: the number 5 is not the string "5".
-                parts.append("data -> $\(n)::text = to_jsonb($\(n + 1)::text)")
-                parameters += [field, value]
+                // jsonb equality with a JSON string: the number 5 is not the string "5". The
+                // value goes as JSON text (`"pending"`), so the planned statement's constant is
+                // the one in an index's predicate (migration 6).
+                parts.append("data -> $\(n)::text = $\(n + 1)::jsonb")
+                parameters += [field, JSONWriter.quoted(value)]
             case .absentOrNull(let field):
                 parts.append("coalesce(data -> $\(n)::text, 'null'::jsonb) = 'null'::jsonb")
                 parameters.append(field)
@@ -269,7 +317,10 @@ package final class PostgresDocuments: DocumentStore {
     /// A row as the directory backend would read the same bytes: the version the commit
     /// check compares is the row's `version` (a database-wide sequence, never reused).
     static func decode(_ path: DocumentPath, raw: String, version: Int64) -> DocumentRead {
-        let bytes = Array(raw.utf8)
+        decode(path, bytes: Array(raw.utf8), version: version)
+    }
+
+    static func decode(_ path: DocumentPath, bytes: [UInt8], version: Int64) -> DocumentRead {
         let v = DocumentVersion(size: bytes.count, mtimeSeconds: Int(version), mtimeNanoseconds: 0, hash: DocumentVersion.hash(bytes))
         return DataDirectory.parse(path, bytes: bytes, version: v)
     }

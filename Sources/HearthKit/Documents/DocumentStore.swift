@@ -27,6 +27,12 @@ public protocol DocumentStore: Sendable {
     /// Nil, without calling `body`, when the store cannot search (the default): the caller then
     /// reads the whole collection.
     func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int?
+    /// Reads every document of `collection` in one pass, in id order, handing `body` a chunk at
+    /// a time as a function that decodes it, to be called on any thread: the caller decodes
+    /// chunks on all cores while the store reads the next. Returns how many documents it read.
+    /// Nil, without calling `body`, when the store reads no faster this way than by listing the
+    /// ids and reading them (the default).
+    func stream(_ collection: String, _ body: (_ chunk: @escaping @Sendable () -> [DocumentRead]) throws -> Void) throws -> Int?
 }
 
 extension DocumentStore {
@@ -37,6 +43,7 @@ extension DocumentStore {
     public func ledgerFiles(namespace: String, before date: Date) throws -> [String] { [] }
     public func rejectMemo(job: String, collection: String, name: String) -> (any RejectMemo)? { nil }
     public func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int? { nil }
+    public func stream(_ collection: String, _ body: (_ chunk: @escaping @Sendable () -> [DocumentRead]) throws -> Void) throws -> Int? { nil }
 }
 
 /// The outcome of reading one document.

@@ -76,7 +76,8 @@ public final class JobContext: Sendable {
         let store = self.store
         let count: Int
         var outcomes: [DecodeChunk<T>]
-        (count, outcomes) = try await BlockingIO.run { () throws(StoreError) in
+        (count, outcomes) = try await BlockingIO.run { () throws(any Error) in
+            if let streamed = try Self.decodeStream(collection, store: store, transform) { return streamed }
             let ids = try store.documentIDs(in: collection)
             let outcomes = Self.decodeChunks(count: ids.count, store: store, transform) { range in
                 ArraySlice(DocumentPath.paths(in: collection, ids: ids[range]))
@@ -322,6 +323,34 @@ public final class JobContext: Sendable {
             for read in store.read(paths(range)) { out.take(read, fingerprint: nil, transform) }
             return [out]
         }
+    }
+
+    /// Reads `collection` through the store's ``DocumentStore/stream(_:_:)`` and transforms its
+    /// chunks on all cores as they arrive, at most two per core waiting or in hand, so the
+    /// store's thread reads on while they are decoded. Nil when the store does not stream.
+    private static func decodeStream<T: Sendable>(
+        _ collection: String, store: any DocumentStore, _ transform: @escaping @Sendable (Document) throws(FieldError) -> T?
+    ) throws -> (count: Int, outcomes: [DecodeChunk<T>])? {
+        let parts = Mutex<[Int: DecodeChunk<T>]>([:])
+        let running = DispatchGroup()
+        let slots = DispatchSemaphore(value: 2 * max(1, ProcessInfo.processInfo.activeProcessorCount))
+        var handed = 0
+        // Whatever the stream does, no chunk outlives this call.
+        defer { running.wait() }
+        let count = try store.stream(collection) { chunk in
+            slots.wait()
+            let index = handed
+            handed += 1
+            DispatchQueue.global().async(group: running) {
+                var out = DecodeChunk<T>()
+                for read in chunk() { out.take(read, fingerprint: nil, transform) }
+                parts.withLock { $0[index] = out }
+                slots.signal()
+            }
+        }
+        guard let count else { return nil }
+        running.wait()
+        return (count, parts.withLock { parts in (0..<handed).map { parts.removeValue(forKey: $0) ?? DecodeChunk() } })
     }
 
     /// One document; nil when absent or invalid (reported per the policy).
