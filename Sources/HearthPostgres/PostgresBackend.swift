@@ -27,7 +27,7 @@ package struct PostgresBackend: StorageBackend {
         if requireSchema {
             let version = try PostgresSchema.currentVersion(first)
             guard version >= PostgresSchema.latest else {
-                throw StoreError("the PostgreSQL database \(location) has schema version \(version); this hearth needs \(PostgresSchema.latest). Run `hearth migrate` first.")
+                throw StoreError("the \(location) has schema version \(version); this hearth needs \(PostgresSchema.latest). Run `hearth migrate` first.")
             }
         }
         connection = PostgresConnection.shared(url: url, statements: statements, pool: pool)

@@ -3,12 +3,12 @@ package import HearthKit
 import HearthStore
 import Synchronization
 
-/// Reads documents over one connection (docs/storage/postgres.md#reads). A collection is
-/// listed by its ids alone; its documents are then fetched by the batch `read(_ paths:)`
-/// one chunk at a time (one `= ANY` query per collection in the chunk), so a run holds the text
-/// of one chunk of documents per core while it decodes them, never a whole collection's, as
-/// the data directory holds one chunk of file bytes. In a snapshot (one REPEATABLE READ
-/// transaction, `PostgresSnapshot`) every chunk sees the database as the ids' listing did.
+/// Reads documents over one connection (docs/storage/postgres.md#reads). In a snapshot (one
+/// REPEATABLE READ transaction, `PostgresSnapshot`) a whole collection comes in one `COPY`
+/// (``stream(_:_:)``), a chunk at a time for the caller to decode on all cores, so a run holds
+/// the text of a few chunks, never a whole collection's, as the data directory holds a few
+/// chunks of file bytes. Documents asked for by path are fetched by the batch `read(_ paths:)`
+/// one chunk at a time (a range scan, or one `= ANY` query per collection in the chunk).
 ///
 /// In a snapshot, single reads read ahead (`readAhead`): a job that looks documents up one at
 /// a time (streak-reset: the user of each streak) would otherwise pay a round trip per

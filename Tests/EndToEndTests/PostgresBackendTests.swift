@@ -45,10 +45,10 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let first = try await s.hearth(["migrate"])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied migration(s) 1, 2, 3, 4, 5; schema version 5\n")
+        #expect(first.stdout == "applied migration(s) 1, 2, 3, 4, 5, 6; schema version 6\n")
         let second = try await s.hearth(["migrate"])
         #expect(second.status == 0)
-        #expect(second.stdout == "schema is up to date (version 5)\n")
+        #expect(second.stdout == "schema is up to date (version 6)\n")
     }
 
     /// A database at schema version 1 (before disabled endpoints moved into it) is refused until
@@ -65,10 +65,10 @@ struct PostgresBackendTests {
         }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 1; this hearth needs 5. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 1; this hearth needs 6. Run `hearth migrate` first."))
         let migrate = try await s.hearth(["migrate"])
         #expect(migrate.status == 0, "\(migrate.stderr)")
-        #expect(migrate.stdout == "applied migration(s) 2, 3, 4, 5; schema version 5\n")
+        #expect(migrate.stdout == "applied migration(s) 2, 3, 4, 5, 6; schema version 6\n")
         let tables = try await BlockingIO.run { () throws(any Error) in
             try PostgresConnection(url: url).query("SELECT count(*) FROM disabled_endpoints").values
         }
@@ -148,7 +148,7 @@ struct PostgresBackendTests {
         defer { s.temp.remove() }
         let plan = try await s.hearth(["plan", "xp-award"])
         #expect(plan.status == 78)
-        #expect(plan.stderr.contains("has schema version 0; this hearth needs 5. Run `hearth migrate` first."))
+        #expect(plan.stderr.contains("has schema version 0; this hearth needs 6. Run `hearth migrate` first."))
     }
 
     @Test func theURLAndItsPasswordNeverAppearInErrors() async throws {
@@ -264,7 +264,7 @@ struct PostgresBackendTests {
 
         let migrated = try await hearth(["migrate"])
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout == "applied migration(s) 1, 2, 3, 4, 5; schema version 5\n")
+        #expect(migrated.stdout == "applied migration(s) 1, 2, 3, 4, 5, 6; schema version 6\n")
         let count = TreeSnapshot(s.data).files.count
         let imported = try await hearth(["data", "import", s.data])
         #expect(imported.status == 0, "\(imported.stderr)")
