@@ -42,8 +42,8 @@ package enum PostgresTransfer {
     /// transaction. Refuses a database that already holds documents unless `replace` (then
     /// they are deleted first). Returns the number of documents.
     ///
-    /// The rows go in with one `COPY … FROM STDIN`: files are read and checked on all cores a
-    /// group at a time, each group sent as COPY text while the next is read; the versions are a
+    /// The rows go in with one `COPY … FROM STDIN`: files are read and checked on ``readThreads``
+    /// threads a group at a time, each group sent as COPY text while the next is read; the versions are a
     /// block taken from the `document_versions` sequence under the commit lock (every other
     /// writer takes a version under that lock too). The first file that is not a JSON object, in
     /// listing order, stops the import and nothing is copied.
