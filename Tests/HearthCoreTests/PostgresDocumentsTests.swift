@@ -212,6 +212,20 @@ struct PostgresDocumentsTests {
         #expect(sorts(outside), "without the snapshot's settings: \(outside)")
     }
 
+    /// Autovacuum processes `documents` once 2 % of its rows changed (migration 6,
+    /// docs/storage/postgres.md#schema), not PostgreSQL's 20 %.
+    @Test func theDocumentsTableIsVacuumedOnceTwoPercentOfItChanged() async throws {
+        let url = try await PostgresServer.shared().database()
+        let options = try await BlockingIO.run { () throws(any Error) -> [String] in
+            let connection = try PostgresConnection(url: url)
+            _ = try PostgresSchema.migrate(connection)
+            return try connection.query("SELECT unnest(reloptions) FROM pg_class WHERE relname = 'documents' ORDER BY 1").values.compactMap { $0 }
+        }
+        #expect(options == [
+            "autovacuum_analyze_scale_factor=0.02", "autovacuum_vacuum_insert_scale_factor=0.02", "autovacuum_vacuum_scale_factor=0.02",
+        ])
+    }
+
     /// A whole collection read in a snapshot comes as one `COPY … (FORMAT binary)`, in id
     /// order, chunk after chunk, the non-objects among them as invalid, exactly what listing the
     /// ids and reading them gives: 1,000 users, ids with bytes that sort differently in other
