@@ -12,17 +12,27 @@ import HearthTestSupport
 struct PostgresDocumentsTests {
     /// 40 users `u00`…`u39` (`{"n": i}`) in a migrated database, and a snapshot over them.
     static func snapshot() async throws -> any DocumentStore {
+        try await snapshot { connection in
+            try insert(connection, "users", (0..<40).map { (String(format: "u%02d", $0), #"{"n": \#($0)}"#) })
+            try insert(connection, "gigs", [("g1", #"{"n": 100}"#)])
+        }
+    }
+
+    /// A migrated database that `fill` puts its rows in, and a snapshot over it.
+    static func snapshot(_ fill: @escaping @Sendable (PostgresConnection) throws -> Void) async throws -> any DocumentStore {
         let url = try await PostgresServer.shared().database()
         return try await BlockingIO.run { () throws(any Error) -> any DocumentStore in
             let connection = try PostgresConnection(url: url)
             _ = try PostgresSchema.migrate(connection)
-            for i in 0..<40 {
-                try connection.query(
-                    "INSERT INTO documents (collection, id, raw, version) VALUES ('users', $1, $2, nextval('document_versions'))",
-                    [String(format: "u%02d", i), #"{"n": \#(i)}"#])
-            }
-            try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('gigs', 'g1', '{\"n\": 100}', nextval('document_versions'))")
+            try fill(connection)
             return try PostgresBackend(url: url).readSnapshot()
+        }
+    }
+
+    /// Inserts `rows` (id, raw text) into `collection`, each with a new version.
+    static func insert(_ connection: PostgresConnection, _ collection: String, _ rows: [(String, String)]) throws {
+        for (id, raw) in rows {
+            try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ($1, $2, $3, nextval('document_versions'))", [collection, id, raw])
         }
     }
 
@@ -69,10 +79,7 @@ struct PostgresDocumentsTests {
     /// the filter, and the rows that are not JSON objects, in id order across pages: 13,000
     /// transactions, every third a pending gift, so the 4,334 found take two pages.
     @Test func aFilteredScanReadsOnlyTheMatchingRowsAndTheNonObjectsInIdOrder() async throws {
-        let url = try await PostgresServer.shared().database()
-        let store = try await BlockingIO.run { () throws(any Error) -> any DocumentStore in
-            let connection = try PostgresConnection(url: url)
-            _ = try PostgresSchema.migrate(connection)
+        let store = try await Self.snapshot { connection in
             try connection.query("""
                 INSERT INTO documents (collection, id, raw, version)
                 SELECT 'transactions', 'tx' || lpad(i::text, 5, '0'),
@@ -88,11 +95,8 @@ struct PostgresDocumentsTests {
                 ("a-no-type", #"{"status": "pending", "n": -4}"#),
                 ("a-array", "[1, 2]"),                                                        // not an object: found, invalid
             ]
-            for (id, raw) in odd {
-                try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('transactions', $1, $2, nextval('document_versions'))", [id, raw])
-            }
+            try Self.insert(connection, "transactions", odd)
             try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('reports', 'r1', '{\"n\": 1}', 1), ('reports', 'r2', '{\"triagedAt\": null, \"n\": 2}', 2), ('reports', 'r3', '{\"triagedAt\": \"2026-11-18T12:00:00.000Z\", \"n\": 3}', 3)")
-            return try PostgresBackend(url: url).readSnapshot()
         }
         func found(_ collection: String, _ filter: ScanFilter) throws -> (pages: Int, count: Int?, outcomes: [String]) {
             var pages = 0
@@ -231,10 +235,7 @@ struct PostgresDocumentsTests {
     /// ids and reading them gives: 1,000 users, ids with bytes that sort differently in other
     /// collations, a row whose `raw` holds a tab, a newline, a backslash and non-ASCII text.
     @Test func aCollectionStreamedInASnapshotIsWhatListingAndReadingGive() async throws {
-        let url = try await PostgresServer.shared().database()
-        let store = try await BlockingIO.run { () throws(any Error) -> any DocumentStore in
-            let connection = try PostgresConnection(url: url)
-            _ = try PostgresSchema.migrate(connection)
+        let store = try await Self.snapshot { connection in
             try connection.query("""
                 INSERT INTO documents (collection, id, raw, version)
                 SELECT 'users', 'u' || lpad(i::text, 4, '0'), '{"n": ' || i || '}', nextval('document_versions') FROM generate_series(1, 1000) AS i
@@ -244,11 +245,8 @@ struct PostgresDocumentsTests {
                 ("u_", "{\"n\": -2,\t\"s\": \"a\\\\b \u{e9}\u{1F600}\"\n}"),
                 ("u-array", "[1]"),
             ]
-            for (id, raw) in odd {
-                try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('users', $1, $2, nextval('document_versions'))", [id, raw])
-            }
-            try connection.query("INSERT INTO documents (collection, id, raw, version) VALUES ('users/u0001/badges', 'b', '{\"n\": 9}', 1)")
-            return try PostgresBackend(url: url).readSnapshot()
+            try Self.insert(connection, "users", odd)
+            try Self.insert(connection, "users/u0001/badges", [("b", #"{"n": 9}"#)])
         }
         func describe(_ read: DocumentRead) -> String {
             switch read {
