@@ -7,20 +7,28 @@
 /// value's bytes; then a 16-bit -1. Integers are big-endian; `text` is its UTF-8 bytes and
 /// `bigint` 8 bytes. The server sends each row in one message, the header in front of the first,
 /// so a message holds whole rows; anything else is reported as an error, never guessed at.
-struct PostgresCopyReader {
-    struct Row {
-        var id: String
-        var raw: [UInt8]
-        var version: Int64
+package struct PostgresCopyReader {
+    package struct Row: Equatable, Sendable {
+        package var id: String
+        package var raw: [UInt8]
+        package var version: Int64
+
+        package init(id: String, raw: [UInt8], version: Int64) {
+            self.id = id
+            self.raw = raw
+            self.version = version
+        }
     }
 
     private var headerRead = false
-    private(set) var ended = false
+    package private(set) var ended = false
+
+    package init() {}
 
     static let signature: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00]
 
     /// Reads one message: hands each row in it to `row`, in order.
-    mutating func read(_ message: UnsafeRawBufferPointer, _ row: (Row) throws -> Void) throws {
+    package mutating func read(_ message: UnsafeRawBufferPointer, _ row: (Row) throws -> Void) throws {
         var at = 0
         func need(_ n: Int) throws(PostgresError) {
             guard n >= 0, message.count - at >= n else { throw PostgresError("PostgreSQL: a COPY message ends inside a row (\(message.count) bytes)") }
