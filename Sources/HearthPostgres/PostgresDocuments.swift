@@ -10,7 +10,7 @@ import Synchronization
 /// chunks of file bytes. Documents asked for by path are fetched by the batch `read(_ paths:)`
 /// one chunk at a time (a range scan, or one `= ANY` query per collection in the chunk).
 ///
-/// In a snapshot, single reads read ahead (`readAhead`): a job that looks documents up one at
+/// In a snapshot, single reads read ahead (`readingAhead`): a job that looks documents up one at
 /// a time (streak-reset: the user of each streak) would otherwise pay a round trip per
 /// document. A single read that its collection's window does not cover fetches the rows from
 /// its id on in id order (`id >= $2 ORDER BY id LIMIT size`); the reads the window covers are
@@ -20,12 +20,14 @@ import Synchronization
 /// in any order about one each, as before.
 package final class PostgresDocuments: DocumentStore {
     let connection: PostgresConnection
-    private let readAhead: Bool
+    /// Whether `connection` is a run's snapshot (`PostgresSnapshot`), where nothing read can
+    /// change: single reads read ahead, and a collection can be streamed.
+    private let inSnapshot: Bool
     private let windows = Mutex<[String: ReadAheadWindow]>([:])
 
-    init(connection: PostgresConnection, readAhead: Bool = false) {
+    init(connection: PostgresConnection, inSnapshot: Bool = false) {
         self.connection = connection
-        self.readAhead = readAhead
+        self.inSnapshot = inSnapshot
     }
 
     static let maxReadAhead = 4096
@@ -38,7 +40,7 @@ package final class PostgresDocuments: DocumentStore {
     }
 
     package func read(_ path: DocumentPath) -> DocumentRead {
-        if readAhead { return readingAhead(path) }
+        if inSnapshot { return readingAhead(path) }
         do {
             let rows = try connection.query("SELECT raw, version FROM documents WHERE collection = $1 AND id = $2", [path.collection, path.id])
             guard rows.count == 1, let raw = rows[0, 0], let version = rows[0, 1].flatMap(Int64.init) else { return .missing(path) }
@@ -173,7 +175,7 @@ package final class PostgresDocuments: DocumentStore {
     /// (docs/storage/postgres.md#reads). Outside a snapshot, nil: the statement could not turn
     /// sequential scans off, and a large collection would be sorted whole.
     package func stream(_ collection: String, _ body: (@escaping @Sendable () -> [DocumentRead]) throws -> Void) throws -> Int? {
-        guard readAhead else { return nil }
+        guard inSnapshot else { return nil }
         try PostgresDocuments.validateCollection(collection)
         let base = collection.split(separator: "/").map(String.init)
         let sql = "COPY (SELECT id, raw, version FROM documents WHERE collection = \(PostgresDocuments.literal(collection)) ORDER BY id) TO STDOUT (FORMAT binary)"

@@ -23,6 +23,6 @@ package enum PostgresSnapshot {
         let connection = try backend.connect()
         // The snapshot is taken at the first query, so take it now, in the same round trip.
         try connection.execute(begin + "; SELECT 1 FROM documents LIMIT 1")
-        return PostgresDocuments(connection: connection, readAhead: true)
+        return PostgresDocuments(connection: connection, inSnapshot: true)
     }
 }
