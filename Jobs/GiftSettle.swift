@@ -38,7 +38,8 @@ public struct GiftSettle: Job {
         parameters: [expireAfterParameter, requireFriendshipParameter, maxAmountParameter],
         reads: ["transactions", "users", "friendships"],
         writes: ["transactions", "users", "notifications"],
-        triggers: ["transactions"]
+        triggers: ["transactions"],
+        ordered: true
     )
 
     static let notificationType = "gift_received"
@@ -153,6 +154,29 @@ public struct GiftSettle: Job {
         init(_ x: String, _ y: String) { (a, b) = x < y ? (x, y) : (y, x) }
     }
 
+    /// A `friendships` document as read: its pair, whether it is accepted, its path and version.
+    struct Friendship: Sendable {
+        var pair: Pair
+        var accepted: Bool
+        var document: Document
+    }
+
+    /// The friendships a run read: the accepted pairs, and every document of each pair (what a
+    /// `not_friends` verdict, or a gift that needed the friendship, rests on).
+    struct Friendships {
+        var accepted = Set<Pair>()
+        var documents: [Pair: [Document]] = [:]
+
+        mutating func add(_ f: Friendship) {
+            if f.accepted { accepted.insert(f.pair) }
+            documents[f.pair, default: []].append(f.document)
+        }
+    }
+
+    /// Up to this many users named, a full run looks their friendships up by `userId1` (a store
+    /// search where there is one) rather than reading the whole collection.
+    static let friendshipSearchLimit = 1000
+
     public func run(_ context: JobContext) async throws {
         let T = context.logicalTime
         let S = context.startTime
@@ -195,20 +219,22 @@ public struct GiftSettle: Job {
             existingNotifications = Set(try await context.decode(candidates) { d throws(FieldError) in d.id })
         }
 
-        var friends = Set<Pair>()
+        var friendships = Friendships()
         if requireFriendship {
-            let accepted: @Sendable (Document) throws(FieldError) -> Pair? = { d throws(FieldError) -> Pair? in
-                guard try d.string("status") == "accepted", let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
-                return Pair(a, b)
+            let pairOf: @Sendable (Document) throws(FieldError) -> Friendship? = { d throws(FieldError) -> Friendship? in
+                guard let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
+                return Friendship(pair: Pair(a, b), accepted: try d.string("status") == "accepted", document: Document(path: d.path, object: JSONObject(), version: d.version))
             }
-            if context.changes != nil {
-                // A triggered run's few gifts: the friendships whose `userId1` is a user they
-                // name (each pair of them is found whichever of the two is `userId1`), by a
-                // store search where there is one, not the whole collection.
-                friends = Set(try await context.decode("friendships", filter: ScanFilter([.oneOf(field: "userId1", values: named)]), accepted))
+            let found: [Friendship]
+            if context.changes != nil || named.count <= Self.friendshipSearchLimit {
+                // A few gifts: the friendships whose `userId1` is a user they name (each pair
+                // of them is found whichever of the two is `userId1`), by a store search where
+                // there is one, not the whole collection.
+                found = try await context.decode("friendships", filter: ScanFilter([.oneOf(field: "userId1", values: named)]), pairOf)
             } else {
-                friends = Set(try await context.decode("friendships", accepted))
+                found = try await context.decode("friendships", pairOf)
             }
+            for f in found { friendships.add(f) }
         }
 
         let oldest = T.addingTimeInterval(-expireAfter)
@@ -220,7 +246,7 @@ public struct GiftSettle: Job {
         // order; one that is no longer readable fails the run (its balances moved with it).
         var outcomes: [(gift: Int, outcome: Outcome)] = []
         for (i, g) in gifts.enumerated() {
-            switch judge(g, accounts: accounts, friends: friends, oldest: oldest, context: context) {
+            switch judge(g, accounts: accounts, friendships: friendships, oldest: oldest, context: context) {
             case .fail(let failure):
                 fail(g, failure, context: context)
                 outcomes.append((i, .failed(failure)))
@@ -288,8 +314,11 @@ public struct GiftSettle: Job {
         case settle(sender: Account, receiver: Account, amount: Int64)
     }
 
-    /// The rules of docs/jobs/gift-settle.md#failure-codes, in order.
-    private func judge(_ g: Gift, accounts: [String: Account], friends: Set<Pair>, oldest: Date, context: JobContext) -> Verdict {
+    /// The rules of docs/jobs/gift-settle.md#failure-codes, in order. Each verdict records what
+    /// it rests on beyond the gift (docs/jobs/gift-settle.md#what-a-verdict-rests-on): a user
+    /// found absent, the pair's friendships, the balances; if one changes before the commit,
+    /// the run starts again on the new state.
+    private func judge(_ g: Gift, accounts: [String: Account], friendships: Friendships, oldest: Date, context: JobContext) -> Verdict {
         guard let from = g.from, let to = g.to, let createdAt = g.createdAt, DocumentPath.isValid(name: from), DocumentPath.isValid(name: to) else {
             return .fail(.invalidRequest)
         }
@@ -299,10 +328,22 @@ public struct GiftSettle: Job {
         if createdAt < oldest { return .fail(.expired) }
         let invalid = [from, to].filter { context.isInvalid(DocumentPath(unchecked: ["users", $0])) }
         if !invalid.isEmpty { return .leavePending(invalid.map { "users/\($0).json" }.joined(separator: " and ")) }
-        guard let sender = accounts[from] else { return .fail(.unknownSender) }
-        guard let receiver = accounts[to] else { return .fail(.unknownReceiver) }
-        if requireFriendship, !friends.contains(Pair(from, to)) { return .fail(.notFriends) }
+        guard let sender = accounts[from] else {
+            context.depend(onAbsent: DocumentPath(unchecked: ["users", from]))
+            return .fail(.unknownSender)
+        }
+        guard let receiver = accounts[to] else {
+            context.depend(onAbsent: DocumentPath(unchecked: ["users", to]))
+            return .fail(.unknownReceiver)
+        }
+        if requireFriendship {
+            let pair = Pair(from, to)
+            context.depend(on: friendships.documents[pair] ?? [])
+            if !friendships.accepted.contains(pair) { return .fail(.notFriends) }
+        }
+        context.depend(on: sender.document)
         if sender.points < amount { return .fail(.insufficientPoints) }
+        context.depend(on: receiver.document)
         // An amount within the sender's balance can still overflow the receiver's figures.
         if receiver.points.addingReportingOverflow(amount).overflow || receiver.totalPointsEarned.addingReportingOverflow(amount).overflow
             || sender.totalPointsGifted.addingReportingOverflow(amount).overflow

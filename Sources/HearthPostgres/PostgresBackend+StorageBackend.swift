@@ -89,13 +89,26 @@ extension PostgresBackend {
 
     static let commitLockKey = 0x4865_6172_7463  // "Hearthc"
 
-    /// The documents the changeset writes that changed since the run read them.
+    /// The documents the changeset writes, or its decisions rest on (``Changeset/versionChecks``),
+    /// that changed since the run read them.
+    /// The rows only depended on are read `FOR SHARE`: an app's write to one waits for this
+    /// commit, so it cannot change between the check and the commit unseen.
     static func conflicts(_ changeset: Changeset, _ connection: PostgresConnection) throws -> [DocumentPath] {
         var changed: [DocumentPath] = []
-        for chunk in chunks(changeset.entries, size: 5000) {
+        let written = changeset.entries.map { (path: $0.path, expected: $0.expected) }
+        for (checks, lock) in [(written, ""), (changeset.dependencyChecks, " FOR SHARE OF d")] {
+            changed += try conflicts(checks, lock: lock, connection)
+        }
+        return changed
+    }
+
+    private static func conflicts(_ checks: [Changeset.VersionCheck], lock: String, _ connection: PostgresConnection) throws -> [DocumentPath] {
+        var changed: [DocumentPath] = []
+        for chunk in chunks(checks, size: 5000) {
             let keys = JSONValue.array(chunk.map { .object(JSONObject([("c", .string($0.path.collection)), ("i", .string($0.path.id))])) })
             let rows = try connection.query(
-                "SELECT d.collection, d.id, d.version, octet_length(d.raw) FROM documents d JOIN json_to_recordset($1::json) AS k(c text, i text) ON d.collection = k.c AND d.id = k.i",
+                "SELECT d.collection, d.id, d.version, octet_length(d.raw) FROM documents d JOIN json_to_recordset($1::json) AS k(c text, i text) ON d.collection = k.c AND d.id = k.i"
+                    + lock,
                 [JSONWriter.compact(keys)])
             var now: [String: (version: Int, size: Int)] = [:]
             for r in rows.rows {

@@ -81,7 +81,7 @@ extension InMemoryStore: StorageBackend {
 
     /// The documents `changeset` writes that changed since they were read.
     static func conflicts(_ changeset: Changeset, _ s: State) -> [DocumentPath] {
-        changeset.entries.filter { e in e.expected != s.documents[e.path.collection]?[e.path.id]?.version }.map(\.path)
+        changeset.versionChecks.filter { c in c.expected != s.documents[c.path.collection]?[c.path.id]?.version }.map(\.path)
     }
 
     static func apply(_ changeset: Changeset, to s: inout State) {

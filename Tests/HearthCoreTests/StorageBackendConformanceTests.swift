@@ -128,6 +128,43 @@ struct StorageBackendConformanceTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func aCommitWhoseRunDependedOnADocumentChangedCreatedOrDeletedSinceIsAConflictAndWritesNothing(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.make()
+        defer { remove() }
+        #expect(try await Self.commit(store, try Self.creating([("users/u1", #"{"n": 1}"#), ("users/u2", #"{"n": 2}"#)])) == .committed)
+        guard case .document(let u1) = store.read(try Self.path("users/u1")), case .document(let u2) = store.read(try Self.path("users/u2")) else {
+            Issue.record("users not read")
+            return
+        }
+        let u9 = try Self.path("users/u9")
+
+        // Unchanged: the commit goes through.
+        var unchanged = try Self.creating([("notes/a", #"{"n": 100}"#)])
+        unchanged.depend(on: u1.path, expected: u1.version)
+        unchanged.depend(on: u9, expected: nil)
+        #expect(try await Self.commit(store, unchanged, runID: "r2") == .committed)
+
+        // Another writer changes u1, creates u9 and deletes u2 after our reads.
+        var other = Changeset()
+        other.put(path: u1.path, action: .update, before: u1.object, after: try Self.object(#"{"n": 11}"#), expected: u1.version)
+        other.put(path: u9, action: .create, before: nil, after: try Self.object(#"{"n": 9}"#), expected: nil)
+        other.put(path: u2.path, action: .delete, before: u2.object, after: nil, expected: u2.version)
+        #expect(try await Self.commit(store, other, runID: "r3") == .committed)
+
+        for (depended, expected) in [(u1.path, u1.version), (u9, nil), (u2.path, u2.version)] as [(DocumentPath, DocumentVersion?)] {
+            var ours = try Self.creating([("notes/b", #"{"n": 200}"#)])
+            ours.depend(on: depended, expected: expected)
+            #expect(try await Self.commit(store, ours, runID: "r4") == .conflict([depended]))
+            #expect(try await store.commitDocuments(ours, id: "tokens-1", holder: "test", timeout: .seconds(5)) == .conflict([depended]))
+            // A run that writes nothing is checked too (a decision it only answers with).
+            var answerOnly = Changeset()
+            answerOnly.depend(on: depended, expected: expected)
+            #expect(try await Self.commit(store, answerOnly, runID: "r5") == .conflict([depended]))
+        }
+        #expect(try store.documentIDs(in: "notes") == ["a"])
+    }
+
+    @Test(arguments: Backend.allCases)
     func runRecordsComeNewestFirstFilteredAndArePrunedOldestFirst(_ backend: Backend) async throws {
         let (store, remove) = try await backend.make()
         defer { remove() }

@@ -31,6 +31,7 @@ package final class DaemonMetrics: Sendable {
         static let actions = "hearth_actions_total"
         static let triggerLag = "hearth_trigger_lag_seconds"
         static let triggerWrites = "hearth_trigger_writes_total"
+        static let conflicts = "hearth_job_conflicts_total"
     }
 
     /// `reason` of `hearth_schedule_missed_total`.
@@ -126,6 +127,7 @@ package final class DaemonMetrics: Sendable {
     package func runFinished(_ record: RunRecord) {
         counter(Name.runs, [("job", record.job), ("status", record.status.rawValue), ("trigger", record.trigger.rawValue)]).increment()
         timer(Name.duration, [("job", record.job)]).recordSeconds(max(0, record.end.timeIntervalSince(record.start)))
+        if record.conflicts > 0 { counter(Name.conflicts, [("job", record.job)]).increment(by: record.conflicts) }
         guard !record.status.isFailure, !record.dryRun else { return }
         for (action, n) in [("create", record.created), ("update", record.updated), ("delete", record.deleted)] where n > 0 {
             counter(Name.documents, [("job", record.job), ("action", action)]).increment(by: n)

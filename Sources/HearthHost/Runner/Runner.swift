@@ -99,6 +99,7 @@ package struct Runner: Sendable {
                 break
             }
             if case .conflict(let conflicts) = result {
+                record.conflicts += 1
                 if attempt > Runner.maxConflictReruns {
                     failure = ConflictError(paths: conflicts, attempts: attempt)
                     record.status = .conflict
@@ -135,10 +136,14 @@ package struct Runner: Sendable {
         _ job: any RunnableJob, _ descriptor: JobDescriptor, name: String, runID: String, options: RunOptions, logical: Date, jobStart: Date, jc: JobConfig,
         parameters: JobParameters
     ) async throws -> JobAttempt {
+        // An ordered job on a store several daemons share reads everything: the writes another
+        // daemon claimed may come before the ones this run was told of. Runs of one job never
+        // overlap (the job's run lock), and this snapshot is taken under it.
+        let changes = descriptor.ordered && store.features.contains(.sharedByDaemons) ? nil : options.changes
         let ctx = JobContext(
             jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
             parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress,
-            changes: options.changes)
+            changes: changes)
         var attempt = JobAttempt(warnings: [], documentsRead: 0)
         do {
             try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }

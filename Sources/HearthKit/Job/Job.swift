@@ -55,11 +55,18 @@ public struct JobDescriptor: Sendable {
     /// one of ``reads``; `[jobs.NAME] triggers` replaces them. Empty for jobs about time (a
     /// leaderboard, a weekly bonus), which only their schedule starts.
     public var triggers: [String]
+    /// Whether the job's rule is an order across the documents it takes (gift-settle settles
+    /// pending gifts in `createdAt` order, each on the balances the earlier ones left). On a store
+    /// several daemons share, such a job's triggered run reads everything it would read on its
+    /// schedule, not only the writes its daemon claimed: a write another daemon claimed and has
+    /// not run yet is never overtaken by a later one (docs/operations/high-availability.md#jobs-whose-rule-is-an-order).
+    public var ordered: Bool
 
     public init(
         name: String, summary: String, defaultSchedule: String, parameters: [any ParameterDeclaration] = [], reads: [String], writes: [String],
-        triggers: [String] = []
+        triggers: [String] = [], ordered: Bool = false
     ) {
+        self.ordered = ordered
         self.name = name
         self.summary = summary
         self.defaultSchedule = defaultSchedule

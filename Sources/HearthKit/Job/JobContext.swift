@@ -443,6 +443,28 @@ public final class JobContext: Sendable {
         state.withLock { $0.changeset.queue(message) }
     }
 
+    // MARK: What decisions rest on (docs/reliability.md#what-a-commit-checks)
+
+    /// Records that a decision of this run rests on `document` as it was read: if another
+    /// writer changes or deletes it before this run commits, the commit is a conflict and the
+    /// run starts again on the new state, as for a document the run writes. For what the run
+    /// reads and does not write: a balance a gift failed on, the friendship a gift needed.
+    /// Only the path and version of `document` count (a job may keep those alone).
+    public func depend(on document: Document) {
+        state.withLock { $0.changeset.depend(on: document.path, expected: document.version) }
+    }
+
+    /// ``depend(on:)`` for each of `documents`.
+    public func depend(on documents: some Sequence<Document>) {
+        state.withLock { s in for d in documents { s.changeset.depend(on: d.path, expected: d.version) } }
+    }
+
+    /// Records that a decision of this run rests on there being no document at `path` (an
+    /// unknown sender): a document created there before the commit makes it a conflict.
+    public func depend(onAbsent path: DocumentPath) {
+        state.withLock { $0.changeset.depend(on: path, expected: nil) }
+    }
+
     // MARK: Hearth's ledger (bookkeeping outside the apps' documents)
 
     /// The ledger entries of `namespace` dated within `[from, to]` (by UTC hour), as committed

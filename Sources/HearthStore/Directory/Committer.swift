@@ -53,16 +53,17 @@ package struct Committer: Sendable {
         return r
     }
 
-    /// Checks that every document the changeset writes is still as the run read it.
+    /// Checks that every document the changeset writes, and every one its decisions rest on
+    /// (``Changeset/versionChecks``), is still as the run read it.
     /// Call with the lock held. Returns the paths that changed.
     /// Reads the files on all cores (the lock is held, so nothing Hearth writes moves under it).
     package func conflicts(in changeset: Changeset) throws -> [DocumentPath] {
-        let entries = changeset.entries
+        let checks = changeset.versionChecks
         let data = self.data
-        let found = concurrentChunks(count: entries.count, chunkSize: 256) { range in
+        let found = concurrentChunks(count: checks.count, chunkSize: 256) { range in
             range.compactMap { i -> Result<DocumentPath, FileIO.Failure>? in
                 do throws(FileIO.Failure) {
-                    return try data.currentVersion(entries[i].path) == entries[i].expected ? nil : .success(entries[i].path)
+                    return try data.currentVersion(checks[i].path) == checks[i].expected ? nil : .success(checks[i].path)
                 } catch {
                     return .failure(error)
                 }

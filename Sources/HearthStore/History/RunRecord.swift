@@ -38,6 +38,9 @@ package struct RunRecord: Sendable, Equatable {
     /// the run was told to read everything (docs/triggers.md#what-a-triggered-run-sees).
     package var triggerPaths: [String] = []
     package var triggerPathCount = 0
+    /// How many of the run's commits were conflicts, each followed by a run on the new state
+    /// (docs/reliability.md#what-a-commit-checks); kept in the record only when not 0.
+    package var conflicts = 0
 
     /// How many of the paths that started a run its record keeps.
     package static let maxTriggerPaths = 5
@@ -66,6 +69,7 @@ package struct RunRecord: Sendable, Equatable {
             ("warnings", .array(warnings.map { .string($0) })),
         ])
         o["error"] = error.map { .string($0) } ?? .null
+        if conflicts > 0 { o["conflicts"] = .int(Int64(conflicts)) }
         if trigger == .write {
             o["triggeredBy"] = .object(JSONObject([("paths", .array(triggerPaths.map { .string($0) })), ("count", .int(Int64(triggerPathCount)))]))
         }
@@ -88,6 +92,7 @@ package struct RunRecord: Sendable, Equatable {
         }
         warnings = o["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
         error = o["error"]?.stringValue
+        conflicts = Int(o["conflicts"]?.intValue ?? 0)
         if case .object(let t)? = o["triggeredBy"] {
             triggerPaths = t["paths"]?.arrayValue?.compactMap(\.stringValue) ?? []
             triggerPathCount = Int(t["count"]?.intValue ?? 0)
