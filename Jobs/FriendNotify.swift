@@ -55,6 +55,9 @@ public struct FriendNotify: Job {
         var type: String
         var recipient: String
         var related: String
+        /// The friendship's path and version: the notification rests on its status as read
+        /// (docs/jobs/friend-notify.md#what-a-notification-rests-on).
+        var friendship: Document
 
         var notificationID: String { type == FriendNotify.requestType ? "friend-request-\(friendshipID)" : "friend-accepted-\(friendshipID)" }
     }
@@ -81,9 +84,9 @@ public struct FriendNotify: Job {
             let other = by == a ? b : a
             switch d["status"]?.stringValue {
             case "pending" where recent(d["createdAt"]):
-                return Candidate(friendshipID: d.id, type: Self.requestType, recipient: other, related: by)
+                return Candidate(friendshipID: d.id, type: Self.requestType, recipient: other, related: by, friendship: Document(path: d.path, object: JSONObject(), version: d.version))
             case "accepted" where recent(d["acceptedAt"]):
-                return Candidate(friendshipID: d.id, type: Self.acceptedType, recipient: by, related: other)
+                return Candidate(friendshipID: d.id, type: Self.acceptedType, recipient: by, related: other, friendship: Document(path: d.path, object: JSONObject(), version: d.version))
             default:
                 return nil
             }
@@ -159,6 +162,7 @@ public struct FriendNotify: Job {
             } else {
                 (title, message, actionURL) = ("Friend request accepted", "\(related.name) accepted your friend request", "/friends")
             }
+            context.depend(on: c.friendship)
             context.create(path, JSONObject([
                 ("userId", .string(c.recipient)), ("type", .string(c.type)), ("title", .string(title)), ("message", .string(message)),
                 ("relatedUserId", .string(c.related)), ("relatedFriendshipId", .string(c.friendshipID)), ("read", false),

@@ -67,7 +67,9 @@ public struct StreakReset: Job {
                 freezeCount: try d.int("freezeCount") ?? 0, currentStreak: try d.int("currentStreak") ?? 0, longestStreak: try d.int("longestStreak") ?? 0)
         }
 
-        var zones: [String: TimeZone?] = [:]   // nil value: the user document is invalid
+        // Per user: the zone (nil: the user document is invalid) and the document it came from
+        // (nil: none), which a changed streak's outcome rests on (docs/jobs/streak-reset.md#what-an-outcome-rests-on).
+        var zones: [String: (zone: TimeZone?, user: Document?)] = [:]
         var changes: [(streak: Document, outcome: Outcome)] = []
         for s in streaks {
             guard let last = s.lastActivity else {
@@ -75,13 +77,13 @@ public struct StreakReset: Job {
                 continue
             }
             var zone = context.timeZone
+            var user: (zone: TimeZone?, user: Document?)?
             if let uid = s.userID {
-                let z: TimeZone?
-                if let cached = zones[uid] { z = cached } else {
-                    z = try userZone(uid, fallback: context.timeZone, context: context)
-                    zones[uid] = z
+                if let cached = zones[uid] { user = cached } else {
+                    user = try userZone(uid, fallback: context.timeZone, context: context)
+                    zones[uid] = user
                 }
-                guard let z else {
+                guard let z = user?.zone else {
                     context.warn("\(s.document.path.relativeFile): skipped because users/\(uid).json is invalid (its time zone is unknown)")
                     continue
                 }
@@ -91,7 +93,12 @@ public struct StreakReset: Job {
             let outcome = Self.judge(
                 today: today, lastActivity: LocalDate(last, in: zone), frozenThrough: s.frozenThrough,
                 freezeCount: s.freezeCount, currentStreak: s.currentStreak, longestStreak: s.longestStreak)
-            if outcome != .nothing { changes.append((s.document, outcome)) }
+            if outcome != .nothing {
+                changes.append((s.document, outcome))
+                if let uid = s.userID, let user {
+                    if let d = user.user { context.depend(on: d) } else { context.depend(onAbsent: DocumentPath(unchecked: ["users", uid])) }
+                }
+            }
         }
         // Streaks are the only documents written: updating them after judging all writes the same.
         try await context.reread(changes.map(\.streak)) { i, document in
@@ -120,17 +127,19 @@ public struct StreakReset: Job {
 
     /// The zone of `users/{uid}`: its `timeZone` when that is a known IANA name, else
     /// `fallback` (also when there is no user document); nil when the document is invalid.
-    private func userZone(_ uid: String, fallback: TimeZone, context: JobContext) throws -> TimeZone? {
+    /// With it, the document read (path and version; nil when there is none).
+    private func userZone(_ uid: String, fallback: TimeZone, context: JobContext) throws -> (zone: TimeZone?, user: Document?) {
         let path = try DocumentPath("users", uid)
         guard let d = try context.document(path) else {
-            return context.isInvalid(path) ? nil : fallback
+            return (context.isInvalid(path) ? nil : fallback, nil)
         }
+        let kept = Document(path: d.path, object: JSONObject(), version: d.version)
         let name: String?
         do { name = try d.string("timeZone") } catch {
             try context.reportInvalid(d, error)
-            return nil
+            return (nil, kept)
         }
-        guard let name, !name.isEmpty, let zone = TimeZone(identifier: name) else { return fallback }
-        return zone
+        guard let name, !name.isEmpty, let zone = TimeZone(identifier: name) else { return (fallback, kept) }
+        return (zone, kept)
     }
 }

@@ -55,6 +55,9 @@ public struct XPAward: Job {
         var sourceDocumentID: String
         /// Trades, then challenges, then collaborations (a last tie-breaker only).
         var kind: Int
+        /// The source document's path and version: the award rests on it being completed
+        /// (docs/jobs/xp-award.md#what-an-award-rests-on).
+        var sourceDocument: Document
 
         static func ordered(_ a: Candidate, _ b: Candidate) -> Bool {
             switch (a.at, b.at) {
@@ -104,7 +107,8 @@ public struct XPAward: Job {
                 if let p = try Self.userID(d, "participantId"), !users.contains(p) { users.append(p) }
                 return users.map { u in
                     Candidate(userID: u, amount: tradeXP, source: Self.tradeSource, sourceID: d.id, description: "Trade completed",
-                              transactionID: "\(Self.tradeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 0)
+                              transactionID: "\(Self.tradeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 0,
+                              sourceDocument: Document(path: d.path, object: JSONObject(), version: d.version))
                 }
             }
             candidates += trades.joined()
@@ -122,7 +126,8 @@ public struct XPAward: Job {
                     return .failure(SkipWarning(message: "\(d.path.relativeFile): completed but has no challengeId; no XP awarded"))
                 }
                 return .success(Candidate(userID: u, amount: challengeXP, source: Self.challengeSource, sourceID: challengeID, description: "Challenge completed",
-                                          transactionID: "\(Self.challengeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 1))
+                                          transactionID: "\(Self.challengeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 1,
+                              sourceDocument: Document(path: d.path, object: JSONObject(), version: d.version)))
             }
             for r in challenges {
                 switch r {
@@ -145,7 +150,8 @@ public struct XPAward: Job {
                 }
                 return users.map { u in
                     Candidate(userID: u, amount: collaborationXP, source: Self.collaborationSource, sourceID: d.id, description: "Collaboration completed",
-                              transactionID: "\(Self.collaborationSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 2)
+                              transactionID: "\(Self.collaborationSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 2,
+                              sourceDocument: Document(path: d.path, object: JSONObject(), version: d.version))
                 }
             }
             candidates += collaborations.joined()
@@ -181,6 +187,7 @@ public struct XPAward: Job {
                 continue
             }
             awarded.insert(key)
+            context.depend(on: c.sourceDocument)
             try ledger.award(c.amount, to: c.userID, source: c.source, sourceID: c.sourceID, description: c.description,
                              transactionID: c.transactionID, context: context)
         }
