@@ -176,13 +176,24 @@ public struct ReportTriage: Job {
             case "message": messageIDs.contains(content)
             default: userIDs.contains(content)
             }
-            guard exists else { reject(r, .contentNotFound, context: context); continue }
-            guard userIDs.contains(reporter) else { reject(r, .unknownReporter, context: context); continue }
+            // A rejection rests on what it read (docs/jobs/report-triage.md#what-a-rejection-rests-on).
+            guard exists else {
+                let collection = switch type { case "trade": "trades"; case "message": "messages"; default: "users" }
+                if let path = try? DocumentPath(collection, content) { context.depend(onAbsent: path) }
+                reject(r, .contentNotFound, context: context)
+                continue
+            }
+            guard userIDs.contains(reporter) else {
+                if let path = try? DocumentPath("users", reporter) { context.depend(onAbsent: path) }
+                reject(r, .unknownReporter, context: context)
+                continue
+            }
             if type == "trade", trades[content] == nil {
                 context.warn("\(r.document.path.relativeFile): left untriaged because trades/\(content).json is invalid (see its warning); it is triaged once that is fixed")
                 continue
             }
             if (type == "user" && content == reporter) || (type == "trade" && trades[content]?.creatorID == reporter) {
+                if type == "trade", let trade = trades[content] { context.depend(on: trade.document) }
                 reject(r, .ownContent, context: context)
                 continue
             }

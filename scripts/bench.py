@@ -1184,6 +1184,8 @@ def cmd_trigger(a):
 
 
 def trigger_round(a, backend, users, seed, pg):
+    if a.daemons > 1 and backend != "postgres":
+        sys.exit("--daemons: only daemons on one PostgreSQL database share a store; use --backend postgres")
     store = Store(a, backend, users, seed, pg, label="_trigger")
     store.load()
     cfg = os.path.join(a.work, f"trigger-{backend}.toml")
@@ -1322,6 +1324,18 @@ def trigger_round(a, backend, users, seed, pg):
         app.query("LISTEN hearth_documents")
     config(True)
     proc = start_daemon()
+    # More daemons on the same database (`--daemons N`, PostgreSQL only), each ready once its
+    # start-up runs of both jobs are logged.
+    others = []
+    for k in range(1, a.daemons):
+        other_log = f"{log_path}.{k}"
+        others.append(subprocess.Popen([a.bin, "daemon", "--config", cfg], cwd=a.work, env=env, stdout=subprocess.DEVNULL, stderr=open(other_log, "w")))
+        deadline = time.monotonic() + 600
+        while sum(1 for line in open(other_log) if "run succeeded" in line) < 2:
+            if time.monotonic() > deadline or others[-1].poll() is not None:
+                sys.exit(f"daemon {k + 1} did not finish its start-up runs; see {other_log}")
+            time.sleep(0.5)
+    logs = [log_path] + [f"{log_path}.{k}" for k in range(1, a.daemons)]
     watch_t = Inotify(os.path.join(store.dir, "transactions")) if not app else None
     watch_c = Inotify(os.path.join(store.dir, "conversations")) if not app else None
     try:
@@ -1356,7 +1370,7 @@ def trigger_round(a, backend, users, seed, pg):
 
         # The burst: 4 writers, a.burst gifts in all, within about one second.
         def runs_logged():
-            return sum(1 for line in open(log_path) if "run succeeded" in line and " job=gift-settle " in line and "trigger=write" in line)
+            return sum(1 for log in logs for line in open(log) if "run succeeded" in line and " job=gift-settle " in line and "trigger=write" in line)
         before = runs_logged()
         ids = []
         per = a.burst // 4
@@ -1391,8 +1405,12 @@ def trigger_round(a, backend, users, seed, pg):
         after = runs_logged()
         burst_seconds = last_write - first_write
     finally:
+        for p in others:
+            p.send_signal(signal.SIGTERM)
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
+        for p in others:
+            p.wait(timeout=60)
         for w in (watch_t, watch_c):
             if w:
                 w.close()
@@ -1401,7 +1419,7 @@ def trigger_round(a, backend, users, seed, pg):
         values = sorted(values)
         return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
-    print(f"\n{backend}, {users:,} users, triggerDelay {a.trigger_delay}, load average {load():.1f}; daemon exit {code}")
+    print(f"\n{backend}, {users:,} users, {a.daemons} daemon(s), triggerDelay {a.trigger_delay}, load average {load():.1f}; daemon exit {code}")
     print("| measure | p50 | p90 | p99 | max |")
     print("|---|---:|---:|---:|---:|")
     for label, v in (("gift written → completed (ms)", gift_ms), ("message written → conversation summary (ms)", msg_ms)):
@@ -1525,6 +1543,7 @@ def main():
     p.add_argument("--perf", default="", help="record the daemon with `perf record -g` during the burst into this file")
     p.add_argument("--idle-only", dest="idle_only", action="store_true", help="only the idle figures, triggers off and on")
     p.add_argument("--trigger-delay", dest="trigger_delay", default="20ms", help="triggerDelay of both jobs")
+    p.add_argument("--daemons", type=int, default=1, help="daemons sharing the database (PostgreSQL only); the one-gift CPU figure is the first's")
     p = sub.add_parser("commit-model", help="a big commit's file work, modelled in C")
     p.add_argument("root")
     p.add_argument("list")

@@ -58,4 +58,21 @@ struct DecisionDependencyTests {
         #expect(run.changeset.entries.map(\.path.description) == ["streaks/kiri_login", "streaks/pago_login"])
         #expect(Self.dependencies(run) == ["users/kiri@read", "users/pago@absent"])
     }
+    @Test func aReportsRejectionRestsOnWhatItFoundAbsentOrTheTradesCreator() async throws {
+        let store = try InMemoryStore(documents: [
+            "users/bob": #"{"name": "Bob"}"#,
+            "trades/t1": #"{"creatorId": "bob", "visibility": "public"}"#,
+            "reports/r1": ReportTriageTests.report(#""bob""#, #""trade""#, #""t9""#),
+            "reports/r2": ReportTriageTests.report(#""zed""#, #""trade""#, #""t1""#, at: #""2026-11-18T10:01:00Z""#),
+            "reports/r3": ReportTriageTests.report(#""bob""#, #""trade""#, #""t1""#, at: #""2026-11-18T10:02:00Z""#),
+        ])
+        let run = try TestJobContext(ReportTriage.self, store: store, now: Self.now)
+        try await run.run()
+        #expect(run.changeset.entries.map { "\($0.path) \($0.after?["rejectReason"]?.stringValue ?? "")" } == [
+            "reports/r1 content_not_found", "reports/r2 unknown_reporter", "reports/r3 own_content",
+        ])
+        #expect(Self.dependencies(run) == ["trades/t9@absent", "users/zed@absent", "trades/t1@read"])
+        try store.write("trades/t9", #"{"creatorId": "amy", "visibility": "public"}"#)   // the app's slow write lands
+        await #expect(throws: TestCommitConflict.self) { try await run.commit() }
+    }
 }
