@@ -80,20 +80,7 @@ struct PostgresGiftOrderTests {
     static func round(seed: TestSeed, rng: inout SplitMix64) async throws {
         let temp = try TempDirectory("hearth-pg-gift-order")
         defer { temp.remove() }
-        let url = try await PostgresServer.shared().database()
-        let others = PostgresDaemonsTests.others.filter { $0 != "gift-settle" } + ["xp-award"]
-        try temp.write("pg.toml", """
-            shutdownGrace = "5s"
-            [store]
-            kind = "postgres"
-            urlEnv = "HEARTH_TEST_PG"
-            [jobs.gift-settle]
-            schedule = "0 12 1 1 *"
-            triggerDelay = "10ms"
-            \(others.map { "[jobs.\($0)]\nenabled = false\n" }.joined())
-            """)
-        let config = ["--config", temp.path + "/pg.toml"]
-        let environment = ["HEARTH_TEST_PG": url]
+        let (config, environment, url) = try await PostgresTriggerTests.giftSettleOnly(temp, giftSettle: "triggerDelay = \"10ms\"\n")
 
         let (initial, gifts) = Self.draw(count: 200, rng: &rng, start: Date().addingTimeInterval(-60))
         try FileManager.default.createDirectory(atPath: temp.path + "/data/users", withIntermediateDirectories: true)

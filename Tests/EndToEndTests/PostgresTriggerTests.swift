@@ -10,9 +10,9 @@ import HearthTestSupport
 struct PostgresTriggerTests {
     static let needle = "writes taken by another daemon"
 
-    @Test func anInsertByAnotherConnectionStartsOneRunAcrossTwoDaemons() async throws {
-        let temp = try TempDirectory("hearth-pg-trigger")
-        defer { temp.remove() }
+    /// A new database and a configuration `pg.toml` in `temp` that runs gift-settle alone, on
+    /// writes only (its slot once a year), with `gift-settle` (more of its keys) appended.
+    static func giftSettleOnly(_ temp: TempDirectory, giftSettle: String = "") async throws -> (config: [String], environment: [String: String], url: String) {
         let url = try await PostgresServer.shared().database()
         let others = PostgresDaemonsTests.others.filter { $0 != "gift-settle" } + ["xp-award"]
         try temp.write("pg.toml", """
@@ -22,10 +22,15 @@ struct PostgresTriggerTests {
             urlEnv = "HEARTH_TEST_PG"
             [jobs.gift-settle]
             schedule = "0 12 1 1 *"
-            \(others.map { "[jobs.\($0)]\nenabled = false\n" }.joined())
+            \(giftSettle)\(others.map { "[jobs.\($0)]\nenabled = false\n" }.joined())
             """)
-        let config = ["--config", temp.path + "/pg.toml"]
-        let environment = ["HEARTH_TEST_PG": url]
+        return (["--config", temp.path + "/pg.toml"], ["HEARTH_TEST_PG": url], url)
+    }
+
+    @Test func anInsertByAnotherConnectionStartsOneRunAcrossTwoDaemons() async throws {
+        let temp = try TempDirectory("hearth-pg-trigger")
+        defer { temp.remove() }
+        let (config, environment, url) = try await Self.giftSettleOnly(temp)
         #expect(try await HearthProcess.run(["seed", "--out", temp.path + "/data", "--users", "30", "--seed", "3"]).status == 0)
         #expect(try await HearthProcess.run(["migrate"] + config, environment: environment).status == 0)
         #expect(try await HearthProcess.run(["data", "import", temp.path + "/data"] + config, environment: environment).status == 0)
