@@ -5,7 +5,7 @@ extension LeaderboardRebuild {
     /// which of the fields it writes are missing or null — not the document's content, which
     /// it reads again only for the users whose rank or generosity changed. A steady run (no
     /// user changes) so holds no user document at all; before, every document was held whole
-    /// until the end of the run (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
+    /// until the end of the run (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace).
     struct RankedUser: Sendable {
         struct Fields: OptionSet, Sendable {
             let rawValue: UInt8

@@ -85,7 +85,7 @@ package struct Runner: Sendable {
             if options.dryRun { break }
             FaultInjection.beforeCommit(attempt: attempt)
             // What the job decoded and dropped is free but still resident: hand it back before
-            // the commit allocates (docs/performance.md#peak-memory-issue-17).
+            // the commit allocates (docs/performance.md#peak-memory).
             HeapTrim.releaseFreePages()
 
             record.end = max(clock.now(), record.start)

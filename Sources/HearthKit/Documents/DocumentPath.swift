@@ -28,7 +28,7 @@ public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// The paths of `ids` in `collection`, unchecked: the names come from the store's own
     /// listing. Callers make them a chunk of a listing at a time: a path is ~80 bytes on the
-    /// heap, and `transactions` has a million at 100,000 users (docs/performance.md#peak-memory-issue-17).
+    /// heap, and `transactions` has a million at 100,000 users (docs/performance.md#peak-memory).
     package static func paths(in collection: String, ids: some Collection<String>) -> [DocumentPath] {
         let base = collection.split(separator: "/").map(String.init)
         return ids.map { DocumentPath(unchecked: base + [$0]) }

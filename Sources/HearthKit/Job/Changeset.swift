@@ -4,7 +4,7 @@
 /// An entry keeps what the commit and the plan need, not the documents: the bytes to write and
 /// the field-level diff from the document as read. A run that rewrites 100,000 users holds
 /// their new bytes and a few changed values each, never 100,000 parsed documents before and
-/// after (docs/performance.md#peak-memory-issue-17).
+/// after (docs/performance.md#peak-memory).
 public struct Changeset: Sendable {
     public enum Action: String, Sendable, Codable { case create, update, delete }
 

@@ -19,7 +19,7 @@ public struct OutboxMessage: Sendable, Equatable {
     /// Push: `{userId, title, body, data, badge}`; event: the event's `data`. Kept as its
     /// compact JSON (``compactPayload``) and parsed again when read: a run that queues 100,000
     /// pushes holds ~400 bytes of text each instead of a tree of ~1 KiB
-    /// (docs/performance.md#peak-memory-issue-17).
+    /// (docs/performance.md#peak-memory).
     public var payload: JSONObject {
         get {
             switch stored {

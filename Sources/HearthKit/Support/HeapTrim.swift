@@ -6,7 +6,7 @@ import Glibc
 ///
 /// glibc keeps memory a run has freed (the documents a job decoded and dropped) resident in
 /// its arenas, so the commit's own allocations would add to it instead of reusing it; a real
-/// run calls this between the job and the commit (docs/performance.md#peak-memory-issue-17).
+/// run calls this between the job and the commit (docs/performance.md#peak-memory).
 /// `malloc_trim` is looked up at run time because the Glibc module does not declare it; where
 /// it is absent (another C library) this does nothing.
 package enum HeapTrim {

@@ -49,7 +49,7 @@ package enum OutboxStore {
     /// The commit's writes of `messages` as the batches of one run. A batch's bytes are made
     /// only when the commit writes its file, and freed once written: the batches of 100,000
     /// pushes are ~60 MB, which a run then never holds at once
-    /// (docs/performance.md#peak-memory-issue-17). Each line is written straight into the
+    /// (docs/performance.md#peak-memory). Each line is written straight into the
     /// batch's bytes (``writeEnvelopeLine(_:job:runID:createdAt:into:)``).
     package static func batchWrites(_ messages: [OutboxMessage], job: String, runID: String, createdAt: Date) -> [Committer.Write] {
         let created = Timestamp.format(createdAt)

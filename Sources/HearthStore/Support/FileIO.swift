@@ -123,7 +123,7 @@ package enum FileIO {
     /// symbolic link, cannot be read (a directory: `EISDIR`) or anything else goes wrong — the
     /// caller then reads it through ``readFile(in:_:path:limit:)``, which says why. It does not
     /// tell a regular file from a device: the caller takes the slow path for anything that is
-    /// not a valid document (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace-issue-17).
+    /// not a valid document (docs/performance.md#reads-at-the-floor-writes-at-the-disks-pace).
     package static func readWhole(in directory: Int32, _ name: String, into buffer: UnsafeMutableRawBufferPointer) -> WholeRead {
         readWhole(in: directory, name, into: buffer, stat: nil)
     }
