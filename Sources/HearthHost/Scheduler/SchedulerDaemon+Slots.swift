@@ -122,7 +122,7 @@ extension SchedulerDaemon {
         if pauses[name] != nil, !((j.active?.run ?? j.queue.first)?.force ?? false) { return }
         if j.active == nil, !j.queue.isEmpty {
             let run = j.queue.removeFirst()
-            let delay = run.origin.hasJitter && run.attempt == 1 ? slots.jitter(j.config.policy) : .zero
+            let delay = run.origin.hasJitter ? slots.jitter(j.config.policy) : .zero
             j.active = JobState.Active(run: run, phase: .waiting(until: now + delay), id: nextActiveID)
             nextActiveID += 1
             jobs[name] = j

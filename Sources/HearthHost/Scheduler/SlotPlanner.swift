@@ -9,6 +9,15 @@ import HearthSchedule
 /// from the clock. Also the random delays: a start's jitter and a retry's backoff. A value,
 /// pure but for its random numbers (seeded in tests); the daemon logs, records and queues what
 /// it decides.
+///
+/// - **On time or missed.** Only the latest due slot can be on time, and only when reached
+///   within ``missedAfter``; the others were missed (the daemon was down, the machine slept,
+///   the clock jumped) and are handled per `catchUp`: `none` records each as
+///   `skipped-catch-up`; `latest` runs the most recent once and records the others, or records
+///   them all when a slot is also due on time; `all` runs each in order. Slots older than
+///   `catchUpWindow` are only counted.
+/// - **Overlap.** A slot on time while the job is busy is skipped, or with `overlap = "queue"`
+///   waits for the job (at most one waiting slot).
 struct SlotPlanner: Sendable {
     /// A job's schedule as the planner sees it when its next slot is due.
     struct Job: Sendable {
