@@ -6,12 +6,6 @@ package import HearthStore
 /// What an operator can do to a running daemon over its HTTP endpoint
 /// (docs/operations/api.md): run a job now through the daemon's own queue, pause, resume.
 extension SchedulerDaemon {
-    /// A run asked for over HTTP and not finished yet.
-    struct Ticket: Sendable {
-        var job: String
-        var running = false
-    }
-
     /// Why a run cannot be queued; each maps to one HTTP status (docs/operations/api.md#errors).
     package enum RunRequestError: Error, Sendable, CustomStringConvertible {
         case unknownJob(String, known: [String])
@@ -41,18 +35,18 @@ extension SchedulerDaemon {
     /// returns its run id. A paused job runs only with `force`.
     package func requestRun(job name: String, parameters: [String: String], dryRun: Bool, force: Bool) throws(RunRequestError) -> String {
         guard config.jobs[name] != nil else { throw .unknownJob(name, known: config.jobs.keys.sorted()) }
-        guard !stopping else { throw .stopping }
+        guard !life.stopping else { throw .stopping }
         guard let j = jobs[name], j.enabled else { throw .disabled(name) }
         if let pause = pauses[name], !force { throw .paused(pause) }
-        do { try runner.check(job: name, parameters: parameters, config: config) } catch let error as ParameterError {
+        do { try attempts.runner.check(job: name, parameters: parameters, config: config) } catch let error as ParameterError {
             throw .invalid(field: "params.\(error.parameter)", message: error.description)
         } catch {
             throw .invalid(field: "params", message: String(describing: error))
         }
         let now = clock.now()
         let runID = Runner.makeRunID(job: name, start: now)
-        tickets[runID] = Ticket(job: name)
-        enqueue(name, Pending(slot: now, trigger: .runNow, attempt: 1, parameters: parameters, dryRun: dryRun, force: force, ticket: runID))
+        tickets.open(runID, job: name)
+        enqueue(name, PendingRun(logicalTime: now, origin: .runNow(RunNowRequest(ticket: runID, parameters: parameters, dryRun: dryRun, force: force))))
         logger.notice("run asked for", metadata: ["job": "\(name)", "run": "\(runID)", "dryRun": "\(dryRun)", "force": "\(force)"])
         nudge()
         return runID
@@ -62,23 +56,15 @@ extension SchedulerDaemon {
     /// its retries included; nil when it was dropped before it ran (the job paused, the daemon
     /// stopping) or the ticket is unknown.
     package func waitForRun(_ ticket: String) async -> RunRecord? {
-        if let done = finishedTickets[ticket] { return done }
-        guard tickets[ticket] != nil else { return nil }
-        return await withCheckedContinuation { runWaiters[ticket, default: []].append($0) }
+        if let ended = tickets.result(ticket) { return ended }
+        guard tickets.pending(ticket) != nil else { return nil }
+        return await withCheckedContinuation { tickets.wait(for: ticket, $0) }
     }
 
     /// A run asked for over HTTP that has not ended: its job and whether it is running
     /// (else queued).
     package func pendingRun(_ ticket: String) -> (job: String, running: Bool)? {
-        tickets[ticket].map { ($0.job, $0.running) }
-    }
-
-    func finishTicket(_ ticket: String?, _ record: RunRecord?) {
-        guard let ticket, tickets.removeValue(forKey: ticket) != nil else { return }
-        finishedTickets[ticket] = record
-        finishedOrder.append(ticket)
-        if finishedOrder.count > 100 { finishedTickets[finishedOrder.removeFirst()] = nil }
-        for waiter in runWaiters.removeValue(forKey: ticket) ?? [] { waiter.resume(returning: record) }
+        tickets.pending(ticket).map { ($0.job, $0.running) }
     }
 
     /// Pauses `name` (``JobPause`` by `by`) and applies it at once; false when it was already
@@ -86,23 +72,20 @@ extension SchedulerDaemon {
     package func pause(job name: String, note: String?, by: String) throws -> Bool {
         let pause = JobPause(job: name, note: note, pausedAt: clock.now(), pausedBy: by)
         try data.setPause(pause)
-        let was = pauses[name] != nil
-        pauses[name] = pause
-        pauseGeneration += 1
-        if !was {
+        let paused = pauses.set(pause)
+        if paused {
             dropWaitingRuns(name)
             logger.notice("job paused", metadata: ["job": "\(name)", "by": "\(by)", "note": "\(note ?? "")"])
             emit(.paused(job: name))
         }
         nudge()
-        return !was
+        return paused
     }
 
     /// Resumes `name` at once; false when it was not paused.
     package func resume(job name: String) throws -> Bool {
         try data.clearPause(job: name)
-        pauseGeneration += 1
-        guard pauses.removeValue(forKey: name) != nil else { return false }
+        guard pauses.clear(name) else { return false }
         logger.notice("job resumed", metadata: ["job": "\(name)", "next": "\(jobs[name]?.nextSlot.map(Timestamp.format) ?? "none")"])
         emit(.resumed(job: name))
         nudge()

@@ -2,36 +2,34 @@ import Foundation
 import Logging
 import HearthKit
 import HearthStore
-import HearthSchedule
 import HearthOutbound
 
-/// Pause and resume (docs/operations/monitoring.md#pause-and-resume), `pauseAfterFailures`, and
-/// what the status page and the gauges read.
+/// Pause and resume (docs/operations/monitoring.md#pause-and-resume): the paused jobs read from
+/// the backend at start and every poll interval, and `pauseAfterFailures`
+/// (docs/operations/monitoring.md#pauseafterfailures).
 extension SchedulerDaemon {
     /// The `job.paused` event type.
     static let pausedEvent = "job.paused"
 
-    /// Reads the paused jobs every ``Options/pausePollInterval`` on the daemon's clock (the
+    /// Reads the paused jobs every ``PauseBook/pollInterval`` on the daemon's clock (the
     /// manual one in tests), off the actor.
     func startPauseWatcher() {
-        let (clock, data, interval) = (self.clock, self.data, DurationFormat.seconds(options.pausePollInterval))
-        pauseWatcherTask = Task {
+        let (clock, data, interval) = (self.clock, self.data, DurationFormat.seconds(pauses.pollInterval))
+        pauses.watcher = Task {
             while !Task.isCancelled {
                 do { try await clock.sleep(until: clock.now().addingTimeInterval(interval)) } catch { return }
-                let generation = self.pauseGeneration
+                let generation = self.pauses.generation
                 let read = try? await BlockingIO.run { () throws(any Error) in try data.pauses() }
                 if let read { self.pausesRead(read, generation: generation) }
             }
         }
     }
 
-    /// Applies a fresh reading of the paused jobs, unless the daemon paused a job itself while
-    /// it was being read (`generation` is ``pauseGeneration`` when the read started): that
-    /// reading may predate the daemon's own write, and would resume the job.
+    /// Applies a fresh reading of the paused jobs, unless the daemon paused or resumed a job
+    /// itself while it was being read (`generation` is ``PauseBook/generation`` when the read
+    /// started): that reading may predate the daemon's own write.
     func pausesRead(_ read: [String: JobPause], generation: Int) {
-        guard generation == pauseGeneration, read != pauses else { return }
-        let before = pauses
-        pauses = read
+        guard let before = pauses.read(read, generation: generation) else { return }
         for name in read.keys.sorted() where before[name] == nil {
             dropWaitingRuns(name)
             logger.notice("job paused; its slots are recorded as skipped-paused until `hearth resume \(name)`", metadata: ["job": "\(name)", "note": "\(read[name]?.note ?? "")"])
@@ -49,7 +47,7 @@ extension SchedulerDaemon {
     /// "stopping"); a running attempt finishes.
     func dropWaitingRuns(_ name: String, why: String = "paused") {
         // Writes gathered for a triggered run: the schedule picks them up (docs/triggers.md#what-the-daemon-does-with-writes).
-        triggerChanges[name] = nil
+        feed.gathered.drop(name)
         guard var j = jobs[name] else { return }
         var dropped = j.queue.count
         var droppedTickets = j.queue.compactMap(\.ticket)
@@ -60,7 +58,7 @@ extension SchedulerDaemon {
             dropped += 1
         }
         jobs[name] = j
-        for ticket in droppedTickets { finishTicket(ticket, nil) }
+        for ticket in droppedTickets { tickets.end(ticket, nil) }
         if dropped > 0 { logger.notice("\(why): \(dropped) run(s) that had not started are dropped", metadata: ["job": "\(name)"]) }
     }
 
@@ -74,15 +72,13 @@ extension SchedulerDaemon {
         do { try data.setPause(pause) } catch {
             logger.error("cannot save the pause; the job is paused until the daemon stops: \(error)", metadata: ["job": "\(name)"])
         }
-        pauses[name] = pause
-        pauseGeneration += 1
+        _ = pauses.set(pause)
         dropWaitingRuns(name)
         logger.warning("job paused after \(failures) failed runs in a row (pauseAfterFailures); `hearth resume \(name)` resumes it", metadata: ["job": "\(name)", "run": "\(record.runID)"])
         emit(.paused(job: name))
         guard config.webhooks.contains(where: { $0.events.isEmpty || $0.events.contains(Self.pausedEvent) }) else { return }
         let event = Self.pausedMessage(pause, record: record, failures: failures)
-        let data = self.data
-        let logger = self.logger
+        let (data, logger) = (self.data, self.logger)
         Task {
             do { try await data.enqueue(event, job: name, runID: record.runID, createdAt: now) } catch {
                 logger.error("could not queue the job.paused event: \(error)", metadata: ["job": "\(name)"])
@@ -101,47 +97,5 @@ extension SchedulerDaemon {
         ])
         data["error"] = record.error.map { .string($0) } ?? .null
         return .event(pausedEvent, id: "\(pausedEvent)-\(pause.job)-\(record.runID)", data: data)
-    }
-
-    func eventQueued() {
-        guard outbox != nil else { return }
-        let now = clock.now()
-        outboxDue = min(outboxDue ?? now, now)
-        nudge()
-    }
-
-    /// The newest record, the newest success and the failures in a row, from the run history.
-    func loadHistory(_ name: String) {
-        // Dry runs change nothing: they are never the job's last result.
-        guard let records = try? data.runRecords(job: name, status: nil, limit: nil).filter({ !$0.dryRun }) else { return }
-        lastRecords[name] = records.first
-        lastSuccess[name] = records.first { $0.status == .succeeded || $0.status == .succeededWithWarnings }?.end
-        var failures = 0
-        for r in records where !r.dryRun {
-            if r.status.isFailure { failures += 1 } else if r.status == .succeeded || r.status == .succeededWithWarnings { break }
-        }
-        consecutiveFailures[name] = failures
-    }
-
-    /// Every configured job with its next `fireCount` slots, its pause and its latest results.
-    package func status(fireCount: Int = 3) -> DaemonStatus {
-        var out: [DaemonStatus.Job] = []
-        for name in config.jobs.keys.sorted() {
-            guard let jc = config.jobs[name] else { continue }
-            let state = jobs[name]
-            var fires: [Date] = []
-            if let state, state.enabled, var next = state.nextSlot {
-                while fires.count < fireCount {
-                    fires.append(next)
-                    guard let after = state.schedule.nextFire(after: next, in: jc.timeZone) else { break }
-                    next = after
-                }
-            }
-            out.append(DaemonStatus.Job(
-                name: name, schedule: jc.schedule, triggers: jc.triggers, timeZone: jc.timeZone, enabled: state?.enabled ?? false, nextFires: fires,
-                running: state?.isRunning ?? false, pause: pauses[name], lastRecord: lastRecords[name], lastSuccess: lastSuccess[name],
-                consecutiveFailures: consecutiveFailures[name] ?? 0))
-        }
-        return DaemonStatus(jobs: out, alive: loopAlive, stopping: stopping, startedAt: startedAt, configFile: config.file)
     }
 }
