@@ -8,6 +8,8 @@ import HearthTestSupport
 /// The fault harness beyond commit kills (`CommitSafetyTests`): two jobs writing the same
 /// users at once, a disk that fills up mid-run, and SIGKILLs at random points of a batch
 /// delivery. `scripts/fault-harness` runs them with more iterations.
+// Serialized: the delivery-kill test times its kills by an uninterrupted delivery it measures just
+// before, which a sibling test running at the same moment would lengthen or shorten.
 @Suite("reliability", .serialized)
 struct ReliabilityTests {
     static let now = "2026-11-18T12:00:00Z"
@@ -36,7 +38,14 @@ struct ReliabilityTests {
             ["run", held, "--data", data, "--now", Self.now], environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "4000"])
         let stderr = StderrCollector(running.stderrPipe)
         try await stderr.waitFor("pausing 4000 ms before the commit", timeout: 60)
-        let second = try await HearthProcess.run(["run", other, "--data", data, "--now", Self.now])
+        // Stopped in its pause until the other job has committed, however long that takes on a
+        // loaded machine (with the end-to-end tests in parallel it once took over 4 s); continued,
+        // it ends its pause and commits.
+        let heldPID = running.process.processIdentifier
+        kill(heldPID, SIGSTOP)
+        let second: HearthProcess.Result
+        do { second = try await HearthProcess.run(["run", other, "--data", data, "--now", Self.now]) } catch { kill(heldPID, SIGCONT); throw error }
+        kill(heldPID, SIGCONT)
         #expect(second.status == 0, "\(second.stderr)")
         _ = await BlockingIO.run { running.stdoutPipe.fileHandleForReading.readDataToEndOfFile() }
         await running.waitForExit()

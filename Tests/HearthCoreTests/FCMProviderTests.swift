@@ -166,7 +166,10 @@ struct FCMProviderTests {
     }
 
     @Test func aTimeoutIsRetried() async throws {
-        try await withFCM(timeout: .milliseconds(500)) { provider, _ in
+        // 1.5 s: under the slow answer's 2 s, and long enough for the OAuth token request before
+        // it on a loaded machine (at 500 ms that request once timed out first, beside the
+        // end-to-end tests).
+        try await withFCM(timeout: .milliseconds(1500)) { provider, _ in
             let result = await provider.send(Self.push, to: "fcm-token-slow-01")
             guard case .retry(nil, let reason) = result else {
                 Issue.record("expected a retry, got \(result)")

@@ -206,12 +206,13 @@ struct GigScorerTests {
         try d.write("gigs/a", Self.gig("a"))
         try d.write("gigs/b", Self.gig("b"))
         // The scorer takes 10 minutes per answer and the per-request limit is an hour: only
-        // the run's 1 s timeout can end this run.
+        // the run's 5 s timeout can end this run (5 s, not 1: on a loaded machine, with the
+        // end-to-end tests beside it, the run once timed out before its requests were sent).
         let outcome = try await Self.run(
             d, params: ["scorerUrl": server.base + "/slow?s=600", "scorerTimeout": "1h"],
             config: """
                 [jobs.gig-quality-score]
-                timeout = "1s"
+                timeout = "5s"
                 """)
         #expect(outcome.record.status == .cancelled)
         // The run returned while the scorer was still working on both answers.
