@@ -147,32 +147,6 @@ public struct GiftSettle: Job {
         case completed(fromName: String, toName: String, fromUsername: String, toUsername: String)
     }
 
-    /// Two user ids in sorted order (a friendship's key).
-    struct Pair: Hashable, Sendable {
-        var a: String
-        var b: String
-        init(_ x: String, _ y: String) { (a, b) = x < y ? (x, y) : (y, x) }
-    }
-
-    /// A `friendships` document as read: its pair, whether it is accepted, its path and version.
-    struct Friendship: Sendable {
-        var pair: Pair
-        var accepted: Bool
-        var document: Document
-    }
-
-    /// The friendships a run read: the accepted pairs, and every document of each pair (what a
-    /// `not_friends` verdict, or a gift that needed the friendship, rests on).
-    struct Friendships {
-        var accepted = Set<Pair>()
-        var documents: [Pair: [Document]] = [:]
-
-        mutating func add(_ f: Friendship) {
-            if f.accepted { accepted.insert(f.pair) }
-            documents[f.pair, default: []].append(f.document)
-        }
-    }
-
     /// Up to this many users named, a full run looks their friendships up by `userId1` (a store
     /// search where there is one) rather than reading the whole collection.
     static let friendshipSearchLimit = 1000

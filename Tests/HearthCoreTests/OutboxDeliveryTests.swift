@@ -135,13 +135,17 @@ struct OutboxDeliveryTests {
         for attempt in 1...3 {
             let start = Date()
             let report = await deliverer.deliverDue(now: previous)
+            let end = Date()
             #expect(report.retrying == 1)
             let m = try #require(f.message(id, in: .pending))
             #expect(m.attempts == attempt)
             #expect(m.lastError == "hook: \(error)")
-            // Retry n waits between backoffMin (30 s) and min(backoffMax, 30 s × 2ⁿ).
-            let wait = try #require(m.nextAttemptAt).timeIntervalSince(start)
-            #expect(wait >= 30 - 0.01 && wait <= 30 * Double(1 << attempt) + 1, "attempt \(attempt) waits \(wait) s")
+            // Retry n waits between backoffMin (30 s) and min(backoffMax, 30 s × 2ⁿ), counted from
+            // the failed attempt, somewhere between `start` and `end` (seconds apart on a loaded
+            // machine).
+            let next = try #require(m.nextAttemptAt)
+            #expect(next >= start.addingTimeInterval(30 - 0.01) && next <= end.addingTimeInterval(30 * Double(1 << attempt) + 0.01),
+                    "attempt \(attempt) waits \(next.timeIntervalSince(start)) s after the delivery began, which took \(end.timeIntervalSince(start)) s")
             previous = try #require(m.nextAttemptAt)
         }
         #expect(try await receiver.received().count == 3)
