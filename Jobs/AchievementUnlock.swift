@@ -101,7 +101,7 @@ public struct AchievementUnlock: Job {
 
         let provider = pushProvider
         let users = try await context.decode("users") { d throws(FieldError) in
-            User(document: Document(path: d.path, object: JSONObject(), version: d.version), giftsGiven: try d.int("giftsGiven") ?? 0, totalPointsGifted: try d.int("totalPointsGifted") ?? 0,
+            User(document: d.pathAndVersion, giftsGiven: try d.int("giftsGiven") ?? 0, totalPointsGifted: try d.int("totalPointsGifted") ?? 0,
                  achievements: try d.stringArray("achievements"), tokens: DeviceTokens(of: d, provider: provider).tokens)
         }
         guard !users.isEmpty else { return }

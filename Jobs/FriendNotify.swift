@@ -84,9 +84,9 @@ public struct FriendNotify: Job {
             let other = by == a ? b : a
             switch d["status"]?.stringValue {
             case "pending" where recent(d["createdAt"]):
-                return Candidate(friendshipID: d.id, type: Self.requestType, recipient: other, related: by, friendship: Document(path: d.path, object: JSONObject(), version: d.version))
+                return Candidate(friendshipID: d.id, type: Self.requestType, recipient: other, related: by, friendship: d.pathAndVersion)
             case "accepted" where recent(d["acceptedAt"]):
-                return Candidate(friendshipID: d.id, type: Self.acceptedType, recipient: by, related: other, friendship: Document(path: d.path, object: JSONObject(), version: d.version))
+                return Candidate(friendshipID: d.id, type: Self.acceptedType, recipient: by, related: other, friendship: d.pathAndVersion)
             default:
                 return nil
             }

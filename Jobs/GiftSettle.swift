@@ -91,7 +91,7 @@ public struct GiftSettle: Job {
         var rawAmount: JSONValue
 
         init(_ d: Document) {
-            document = Document(path: d.path, object: JSONObject(), version: d.version)
+            document = d.pathAndVersion
             createdAt = d["createdAt"].flatMap(Timestamp.date(from:))
             from = d["fromUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             to = d["toUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
@@ -127,7 +127,7 @@ public struct GiftSettle: Job {
         var tokens: [String]
 
         init(_ d: Document, provider: PushProviderKind) throws(FieldError) {
-            document = d
+            document = d.pathAndVersion
             name = try d.string("name") ?? ""
             username = try d.string("username") ?? ""
             points = try d.int("points") ?? CampusUser.defaultPoints
@@ -136,7 +136,6 @@ public struct GiftSettle: Job {
             giftsGiven = try d.int("giftsGiven") ?? 0
             giftsReceived = try d.int("giftsReceived") ?? 0
             tokens = DeviceTokens(of: d, provider: provider).tokens
-            document.object = JSONObject()
         }
     }
 
@@ -197,7 +196,7 @@ public struct GiftSettle: Job {
         if requireFriendship {
             let pairOf: @Sendable (Document) throws(FieldError) -> Friendship? = { d throws(FieldError) -> Friendship? in
                 guard let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
-                return Friendship(pair: Pair(a, b), accepted: try d.string("status") == "accepted", document: Document(path: d.path, object: JSONObject(), version: d.version))
+                return Friendship(pair: Pair(a, b), accepted: try d.string("status") == "accepted", document: d.pathAndVersion)
             }
             let found: [Friendship]
             if context.changes != nil || named.count <= Self.friendshipSearchLimit {

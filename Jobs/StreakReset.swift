@@ -63,7 +63,7 @@ public struct StreakReset: Job {
                 frozen = date
             }
             return Streak(
-                document: Document(path: d.path, object: JSONObject(), version: d.version), userID: try d.documentID("userId"), lastActivity: try d.timestamp("lastActivityDate"), frozenThrough: frozen,
+                document: d.pathAndVersion, userID: try d.documentID("userId"), lastActivity: try d.timestamp("lastActivityDate"), frozenThrough: frozen,
                 freezeCount: try d.int("freezeCount") ?? 0, currentStreak: try d.int("currentStreak") ?? 0, longestStreak: try d.int("longestStreak") ?? 0)
         }
 
@@ -133,7 +133,7 @@ public struct StreakReset: Job {
         guard let d = try context.document(path) else {
             return (context.isInvalid(path) ? nil : fallback, nil)
         }
-        let kept = Document(path: d.path, object: JSONObject(), version: d.version)
+        let kept = d.pathAndVersion
         let name: String?
         do { name = try d.string("timeZone") } catch {
             try context.reportInvalid(d, error)

@@ -108,7 +108,7 @@ public struct XPAward: Job {
                 return users.map { u in
                     Candidate(userID: u, amount: tradeXP, source: Self.tradeSource, sourceID: d.id, description: "Trade completed",
                               transactionID: "\(Self.tradeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 0,
-                              sourceDocument: Document(path: d.path, object: JSONObject(), version: d.version))
+                              sourceDocument: d.pathAndVersion)
                 }
             }
             candidates += trades.joined()
@@ -127,7 +127,7 @@ public struct XPAward: Job {
                 }
                 return .success(Candidate(userID: u, amount: challengeXP, source: Self.challengeSource, sourceID: challengeID, description: "Challenge completed",
                                           transactionID: "\(Self.challengeSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 1,
-                              sourceDocument: Document(path: d.path, object: JSONObject(), version: d.version)))
+                              sourceDocument: d.pathAndVersion))
             }
             for r in challenges {
                 switch r {
@@ -151,7 +151,7 @@ public struct XPAward: Job {
                 return users.map { u in
                     Candidate(userID: u, amount: collaborationXP, source: Self.collaborationSource, sourceID: d.id, description: "Collaboration completed",
                               transactionID: "\(Self.collaborationSource)-\(d.id)-\(u)", at: at, sourceDocumentID: d.id, kind: 2,
-                              sourceDocument: Document(path: d.path, object: JSONObject(), version: d.version))
+                              sourceDocument: d.pathAndVersion)
                 }
             }
             candidates += collaborations.joined()

@@ -95,8 +95,7 @@ extension PostgresBackend {
     /// commit, so it cannot change between the check and the commit unseen.
     static func conflicts(_ changeset: Changeset, _ connection: PostgresConnection) throws -> [DocumentPath] {
         var changed: [DocumentPath] = []
-        let written = changeset.entries.map { (path: $0.path, expected: $0.expected) }
-        for (checks, lock) in [(written, ""), (changeset.dependencyChecks, " FOR SHARE OF d")] {
+        for (checks, lock) in [(changeset.writeChecks, ""), (changeset.dependencyChecks, " FOR SHARE OF d")] {
             changed += try conflicts(checks, lock: lock, connection)
         }
         return changed

@@ -12,9 +12,7 @@ import Testing
 struct DecisionDependencyTests {
     static let now = "2026-11-18T12:00:00Z"
 
-    static func dependencies(_ run: TestJobContext) -> [String] {
-        run.changeset.dependencies.map { "\($0.path)@\($0.expected == nil ? "absent" : "read")" }
-    }
+    static func dependencies(_ run: TestJobContext) -> [String] { GiftSettleDependencyTests.dependencies(run) }
 
     @Test func anXPAwardRestsOnItsSourceBeingCompleted() async throws {
         let store = try InMemoryStore(documents: [

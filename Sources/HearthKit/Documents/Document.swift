@@ -11,5 +11,10 @@ public struct Document: Sendable {
     }
 
     public var id: String { path.id }
+
+    /// The document's path and version with no content: what a job keeps of a document it reads
+    /// again later (``JobContext/reread(_:chunkSize:_:)``) or only depends on
+    /// (``JobContext/depend(on:)``), so that a large collection is never held whole.
+    public var pathAndVersion: Document { Document(path: path, object: JSONObject(), version: version) }
     public subscript(field: String) -> JSONValue? { object[field] }
 }

@@ -110,41 +110,36 @@ public struct Changeset: Sendable {
     /// Ledger files (relative paths) the run prunes.
     public private(set) var ledgerDeletes: [String] = []
     /// The documents the run's decisions rest on, as read (docs/reliability.md#what-a-commit-checks).
-    public private(set) var dependencies: [Dependency] = []
-    private var dependencyIndex: [DocumentPath: Int] = [:]
+    public private(set) var dependencies: [VersionCheck] = []
+    private var dependedOn: Set<DocumentPath> = []
 
-    /// A document a decision of the run rests on: the commit is a conflict (and the run starts
-    /// again) when it is no longer as read. `expected` nil: it was absent, and must still be.
-    public struct Dependency: Sendable, Hashable {
+    /// A path and the version the commit expects to find there: a document a run writes (at the
+    /// version its entry read; nil: it must still be absent) or one its decisions rest on.
+    public struct VersionCheck: Sendable, Hashable {
         public var path: DocumentPath
         public var expected: DocumentVersion?
     }
-
-    /// A path and the version the commit expects to find there.
-    public typealias VersionCheck = (path: DocumentPath, expected: DocumentVersion?)
 
     public init() {}
 
     /// Records that the run's decisions rest on `path` as read at `expected`. The first read
     /// of a path is the one a decision rests on: a later one is not recorded.
     package mutating func depend(on path: DocumentPath, expected: DocumentVersion?) {
-        guard dependencyIndex[path] == nil else { return }
-        dependencyIndex[path] = dependencies.count
-        dependencies.append(Dependency(path: path, expected: expected))
+        guard dependedOn.insert(path).inserted else { return }
+        dependencies.append(VersionCheck(path: path, expected: expected))
     }
 
-    /// Everything the commit checks before it writes: each document written, at the version
-    /// its entry read, then each dependency not among them with that same version. A document
-    /// written and depended on at two different versions is checked at both, so one fails: it
-    /// changed while the run read it.
-    public var versionChecks: [VersionCheck] { entries.map { ($0.path, $0.expected) } + dependencyChecks }
+    /// Everything the commit checks before it writes: ``writeChecks``, then ``dependencyChecks``.
+    /// A document written and depended on at two different versions is checked at both, so one
+    /// fails: it changed while the run read it.
+    public var versionChecks: [VersionCheck] { writeChecks + dependencyChecks }
 
-    /// The dependencies among ``versionChecks``: those the entries do not already check.
+    /// Each document the changeset writes, at the version its entry read.
+    public var writeChecks: [VersionCheck] { entries.map { VersionCheck(path: $0.path, expected: $0.expected) } }
+
+    /// The dependencies the entries do not already check (at the same version).
     public var dependencyChecks: [VersionCheck] {
-        dependencies.compactMap { d in
-            if let i = index[d.path], entries[i].expected == d.expected { return nil }
-            return (d.path, d.expected)
-        }
+        dependencies.filter { d in index[d.path].map { entries[$0].expected != d.expected } ?? true }
     }
 
     public var isEmpty: Bool { entries.isEmpty && messages.isEmpty }

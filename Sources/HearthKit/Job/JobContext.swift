@@ -450,9 +450,7 @@ public final class JobContext: Sendable {
     /// run starts again on the new state, as for a document the run writes. For what the run
     /// reads and does not write: a balance a gift failed on, the friendship a gift needed.
     /// Only the path and version of `document` count (a job may keep those alone).
-    public func depend(on document: Document) {
-        state.withLock { $0.changeset.depend(on: document.path, expected: document.version) }
-    }
+    public func depend(on document: Document) { depend(on: CollectionOfOne(document)) }
 
     /// ``depend(on:)`` for each of `documents`.
     public func depend(on documents: some Sequence<Document>) {
