@@ -33,25 +33,29 @@ public struct TestJobContext: Sendable {
     ///   - policy: what invalid documents do (the configuration's default: skipped, with a warning).
     ///   - changes: for a run as a trigger starts it, the documents written
     ///     (``JobContext/changes``); nil: a run that reads everything.
+    ///   - call: for a callable job, the app's call (``JobContext/call``); after ``run()``,
+    ///     ``result`` is its answer, and a refusal is the ``CallError`` `run()` throws.
     public init(
         _ job: any Job.Type, documents: [String: String] = [:], now: Date, logicalTime: Date? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!, parameters: [String: String] = [:], environment: JobEnvironment = JobEnvironment(),
-        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil
+        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil,
+        call: Call? = nil
     ) throws {
         try self.init(
             job, store: try InMemoryStore(documents: documents), now: now, logicalTime: logicalTime, timeZone: timeZone,
-            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy, changes: changes)
+            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy, changes: changes, call: call)
     }
 
     /// `now` as an ISO 8601 instant (`2026-11-18T12:00:00Z`).
     public init(
         _ job: any Job.Type, documents: [String: String] = [:], now: String, logicalTime: String? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!, parameters: [String: String] = [:], environment: JobEnvironment = JobEnvironment(),
-        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil
+        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil,
+        call: Call? = nil
     ) throws {
         try self.init(
             job, documents: documents, now: try Self.instant(now), logicalTime: try logicalTime.map(Self.instant), timeZone: timeZone,
-            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy, changes: changes)
+            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy, changes: changes, call: call)
     }
 
     /// A run over an existing store (a second run after a first one's ``commit()``), `now` as
@@ -59,18 +63,20 @@ public struct TestJobContext: Sendable {
     public init(
         _ job: any Job.Type, store: InMemoryStore, now: String, logicalTime: String? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!, parameters: [String: String] = [:], environment: JobEnvironment = JobEnvironment(),
-        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil
+        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil,
+        call: Call? = nil
     ) throws {
         try self.init(
             job, store: store, now: try Self.instant(now), logicalTime: try logicalTime.map(Self.instant), timeZone: timeZone,
-            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy, changes: changes)
+            parameters: parameters, environment: environment, dryRun: dryRun, policy: policy, changes: changes, call: call)
     }
 
     /// A run over an existing store (a second run after a first one's ``commit()``).
     public init(
         _ job: any Job.Type, store: InMemoryStore, now: Date, logicalTime: Date? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!, parameters: [String: String] = [:], environment: JobEnvironment = JobEnvironment(),
-        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil
+        dryRun: Bool = false, policy: InvalidDocumentPolicy = .skip, changes: ChangedDocuments? = nil,
+        call: Call? = nil
     ) throws {
         let definition = JobDefinition(job)
         let params = try JobParameters.resolve(specs: definition.descriptor.parameters, config: [:], commandLine: parameters)
@@ -79,7 +85,7 @@ public struct TestJobContext: Sendable {
         self.job = try definition.make(parameters: params, environment: environment)
         self.context = JobContext(
             jobName: definition.descriptor.name, runID: "test", isDryRun: dryRun, logicalTime: logicalTime ?? now, startTime: now,
-            timeZone: timeZone, parameters: params, store: store, policy: policy, changes: changes)
+            timeZone: timeZone, parameters: params, store: store, policy: policy, changes: changes, call: call)
     }
 
     /// Runs the job once, then checks that it wrote only the collections it declares.
@@ -87,6 +93,9 @@ public struct TestJobContext: Sendable {
         try await job.run(context)
         try descriptor.checkDeclaredWrites(context.changeset)
     }
+
+    /// A callable run's answer (``JobContext/answer(_:)``).
+    public var result: JSONValue? { context.result }
 
     /// What the run would commit.
     public var changeset: Changeset { context.changeset }

@@ -61,12 +61,20 @@ public struct JobDescriptor: Sendable {
     /// schedule, not only the writes its daemon claimed: a write another daemon claimed and has
     /// not run yet is never overtaken by a later one (docs/operations/high-availability.md#jobs-whose-rule-is-an-order).
     public var ordered: Bool
+    /// Whether apps can call the job (docs/callables.md) unless `[jobs.NAME] callable` says
+    /// otherwise, and whether a call needs an ID token.
+    public var callable: Bool
+    public var callAuth: CallAuth
 
+    /// - Parameter defaultSchedule: a cron expression or interval; `""` for a job with no
+    ///   schedule (a callable one), which only calls, writes and `hearth run` start.
     public init(
         name: String, summary: String, defaultSchedule: String, parameters: [any ParameterDeclaration] = [], reads: [String], writes: [String],
-        triggers: [String] = [], ordered: Bool = false
+        triggers: [String] = [], ordered: Bool = false, callable: Bool = false, callAuth: CallAuth = .required
     ) {
         self.ordered = ordered
+        self.callable = callable
+        self.callAuth = callAuth
         self.name = name
         self.summary = summary
         self.defaultSchedule = defaultSchedule

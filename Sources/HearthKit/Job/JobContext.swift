@@ -20,6 +20,9 @@ public final class JobContext: Sendable {
     /// For a run started by writes, the documents written since the job last took its changes;
     /// nil when the run must read everything (see ``ChangedDocuments``).
     public let changes: ChangedDocuments?
+    /// For a run an app's call started, the call (its `data`, the caller's uid and claims);
+    /// nil for every other run (docs/callables.md#writing-a-callable-job).
+    public let call: Call?
 
     private struct State {
         var changeset = Changeset()
@@ -27,6 +30,7 @@ public final class JobContext: Sendable {
         var issues: [DocumentIssue] = []
         var invalidPaths: Set<DocumentPath> = []
         var documentsRead = 0
+        var result: JSONValue?
     }
 
     private let state = Mutex(State())
@@ -34,9 +38,11 @@ public final class JobContext: Sendable {
 
     public init(
         jobName: String, runID: String = "", isDryRun: Bool = false, logicalTime: Date, startTime: Date, timeZone: TimeZone, parameters: JobParameters,
-        store: any DocumentStore, policy: InvalidDocumentPolicy, progress: (@Sendable (Int) -> Void)? = nil, changes: ChangedDocuments? = nil
+        store: any DocumentStore, policy: InvalidDocumentPolicy, progress: (@Sendable (Int) -> Void)? = nil, changes: ChangedDocuments? = nil,
+        call: Call? = nil
     ) {
         self.changes = changes
+        self.call = call
         self.jobName = jobName
         self.runID = runID
         self.isDryRun = isDryRun
@@ -484,6 +490,20 @@ public final class JobContext: Sendable {
         state.withLock { s in for f in files { s.changeset.deleteLedgerFile(f) } }
     }
 
+    /// The result the caller gets (`{"result": value}`) once the run's changeset is committed;
+    /// the last answer counts. To refuse a call, throw a ``CallError`` instead: nothing is
+    /// written.
+    public func answer(_ value: JSONValue) {
+        state.withLock { $0.result = value }
+    }
+
+    /// The run's call, or ``CallError/Code/failedPrecondition`` for a run no app called (a
+    /// callable job run from its schedule or `hearth run`).
+    public func requireCall() throws(CallError) -> Call {
+        guard let call else { throw CallError(.failedPrecondition, "\(jobName) answers calls only: use `hearth call \(jobName) --data JSON`") }
+        return call
+    }
+
     public func warn(_ message: String) {
         state.withLock { $0.warnings.append(message) }
     }
@@ -491,6 +511,8 @@ public final class JobContext: Sendable {
     // MARK: Results (for the runner)
 
     public var changeset: Changeset { state.withLock { $0.changeset } }
+    /// What a callable run answers when it commits (``answer(_:)``); nil: `null`.
+    public var result: JSONValue? { state.withLock { $0.result } }
     public var warnings: [String] { state.withLock { $0.warnings } }
     public var issues: [DocumentIssue] { state.withLock { $0.issues } }
     public var documentsRead: Int { state.withLock { $0.documentsRead } }
