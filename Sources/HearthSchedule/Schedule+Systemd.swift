@@ -26,6 +26,8 @@ extension Schedule {
     /// `*-*-* *:00/15:00 UTC`), as they are anchored in UTC.
     package func systemdOnCalendar(timeZone: TimeZone) -> SystemdCalendar {
         switch rule {
+        case .never:
+            return .unsupported(reason: "the job has no schedule (calls and writes start it); no timer is written")
         case .interval(let period):
             return Self.systemdInterval(period, expression: expression)
         case .cron(let fields):

@@ -34,6 +34,9 @@ package struct Schedule: Sendable, Hashable, CustomStringConvertible {
         case cron(CronFields)
         /// Fires at every multiple of `seconds` after the Unix epoch.
         case interval(seconds: Int64)
+        /// Never fires: a job with no schedule (a callable one), which calls, writes and
+        /// `hearth run` start.
+        case never
     }
 
     /// The expression as written, with runs of whitespace collapsed to one space.
@@ -54,6 +57,23 @@ package struct Schedule: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var description: String { expression }
+
+    /// No schedule: no fire time, ever (written `""` in the configuration).
+    package static let none = Schedule(expression: "", rule: .never)
+
+    private init(expression: String, rule: Rule) {
+        self.expression = expression
+        self.rule = rule
+    }
+
+    /// A job's configured schedule: ``none`` for `""` (a job with no schedule), else parsed
+    /// as ``init(parsing:allowSeconds:)``.
+    package static func configured(_ expression: String, allowSeconds: Bool) throws(ScheduleError) -> Schedule {
+        expression.isEmpty ? .none : try Schedule(parsing: expression, allowSeconds: allowSeconds)
+    }
+
+    /// Whether the schedule ever fires (false for ``none``).
+    package var fires: Bool { rule != .never }
 
     package static func == (lhs: Schedule, rhs: Schedule) -> Bool { lhs.rule == rhs.rule }
 
@@ -81,6 +101,8 @@ package struct Schedule: Sendable, Hashable, CustomStringConvertible {
         var result: [Date] = []
         result.reserveCapacity(min(count, 1_024))
         switch rule {
+        case .never:
+            break
         case .interval(let period):
             var next = (CronCivil.floorDiv(base, period) + 1) * period
             for _ in 0..<count {

@@ -6,7 +6,8 @@ import NIOCore
 /// configured, every request but `/login` (and `/healthz`, `/readyz` unless
 /// `healthNeedsToken`) needs a `read` or `operate` token, as `Authorization: Bearer …` or a
 /// session cookie from `/login`; anything else gets a bare 401. The actions (every `POST`)
-/// check `operate` themselves (``ActionRoutes``), with or without configured tokens.
+/// check `operate` themselves (``ActionRoutes``), with or without configured tokens. The
+/// callable routes are the apps', with their own tokens (``CallableRoutes``).
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = EndpointContext
     let credentials: Credentials
@@ -16,7 +17,9 @@ struct AccessMiddleware: RouterMiddleware {
         let path = request.uri.path
         // POSTs (the actions, /login, /logout) check who asks themselves, answering JSON with
         // the fix, and need `operate` even when no token is configured.
+        // The apps' calls carry their users' ID tokens, not the endpoint's (``CallableRoutes``).
         let open = request.method == .post || path == "/login" || (!healthNeedsToken && (path == "/healthz" || path == "/readyz"))
+            || CallableRoutes.matches(path[...])
         guard credentials.required, !open else { return try await next(request, context) }
         guard credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie]) != nil else {
             return Self.unauthorized(request)

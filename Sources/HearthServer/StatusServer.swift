@@ -22,6 +22,9 @@ package struct StatusServer: Service {
     package let metrics: DaemonMetrics
     package let data: any StorageBackend
     package let plans: PlanCache?
+    /// Checks the app users' ID tokens of calls (`[auth]`); nil: a call with a token is
+    /// answered `401 UNAUTHENTICATED`.
+    package let verifier: (any CallerVerifier)?
     package let logger: Logger
     /// Called with the port once listening (the configured one, or the one picked for port 0).
     package let onListening: @Sendable (Int) -> Void
@@ -30,8 +33,9 @@ package struct StatusServer: Service {
 
     package init(
         server: ServerConfig, tokens: [ServerConfig.Token], daemon: SchedulerDaemon, metrics: DaemonMetrics, data: any StorageBackend, plans: PlanCache?,
-        logger: Logger, configFile: String?, onListening: @escaping @Sendable (Int) -> Void = { _ in }
+        verifier: (any CallerVerifier)? = nil, logger: Logger, configFile: String?, onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
+        self.verifier = verifier
         self.configFile = configFile
         self.server = server
         self.tokens = tokens
@@ -59,6 +63,9 @@ package struct StatusServer: Service {
         router.post("/jobs/{name}/pause") { request, context in await actions.pause(request, context, job: context.parameters.get("name") ?? "") }
         router.post("/jobs/{name}/resume") { request, context in await actions.resume(request, context, job: context.parameters.get("name") ?? "") }
         router.post("/outbox/{id}/retry") { request, context in await actions.retry(request, context, id: context.parameters.get("id") ?? "") }
+        let calls = CallableRoutes(daemon: daemon, verifier: verifier, metrics: metrics, logger: logger)
+        calls.register("/call/{name}", on: router)
+        calls.register("/{project}/{region}/{name}", on: router)
         router.get("/login") { _, _ in actions.loginForm() }
         router.post("/login") { request, _ in await actions.login(request) }
         router.post("/logout") { request, _ in actions.logout(request) }

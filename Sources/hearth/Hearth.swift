@@ -13,6 +13,6 @@ struct Hearth: AsyncParsableCommand {
             78 configuration error.
             """,
         version: HearthVersion.description,
-        subcommands: [List.self, Run.self, PlanCommand.self, Daemon.self, Pause.self, Resume.self, Next.self, Backfill.self, History.self, Check.self, Audit.self, Export.self, Seed.self, Recover.self, Outbox.self, Migrate.self, DataCommand.self]
+        subcommands: [List.self, Run.self, PlanCommand.self, Call.self, Daemon.self, Pause.self, Resume.self, Next.self, Backfill.self, History.self, Check.self, Audit.self, Export.self, Seed.self, Recover.self, Outbox.self, Migrate.self, DataCommand.self]
     )
 }

@@ -86,6 +86,10 @@ package struct ConfigLoader: Sendable {
             if let n = try t.integer("concurrency", min: 1) { config.outbox.concurrency = Int(n) }
             try t.finish()
         }
+        if var t = try r.table("callable") {
+            if let origins = try t.stringArray("origins") { config.callableOrigins = try Self.origins(origins, line: t.table["origins"]?.line, file: file) }
+            try t.finish()
+        }
         if var t = try r.table("server") {
             config.server = try readServer(&t, file: file, warnings: &config.warnings)
             try t.finish()
@@ -162,6 +166,7 @@ package struct ConfigLoader: Sendable {
         }
         for job in allJobs {
             var jc = JobConfig(name: job.name, schedule: job.defaultSchedule, timeZone: config.timeZone, policy: config.defaults, triggers: job.triggers)
+            (jc.callable, jc.callAuth) = (job.callable, job.callAuth)
             if var t = jobTables[job.name] {
                 if let s = try t.string("schedule") { jc.schedule = s }
                 if let tz = try t.timeZone("timeZone") { jc.timeZone = tz }
@@ -169,6 +174,7 @@ package struct ConfigLoader: Sendable {
                 jc.pingURL = try t.url("pingUrl")
                 if let n = t.node("triggers") { jc.triggers = try Self.triggers(n, of: job, file: file) }
                 if let d = try t.duration("triggerDelay") { jc.triggerDelay = d }
+                try Self.readCallable(&t, into: &jc, file: file)
                 jc.policy = try readPolicy(&t, base: config.defaults)
                 if var p = try t.table("params") {
                     for key in p.table.keys {

@@ -26,6 +26,9 @@ package struct HearthConfig: Sendable {
     package var webhooks: [WebhookConfig] = []
     package var outbox = OutboxConfig()
     package var http = HTTPConfig()
+    /// `[callable] origins`: the browser origins whose CORS preflight the callable routes answer
+    /// (docs/callables.md#browsers); empty: none.
+    package var callableOrigins: [String] = []
     /// `[server]`: the daemon's HTTP endpoint (nil: off).
     package var server: ServerConfig?
     /// `[store]`: the storage backend (kind, PostgreSQL URL source, lease timeout) and the

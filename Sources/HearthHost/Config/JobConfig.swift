@@ -18,6 +18,10 @@ package struct JobConfig: Sendable {
     package var triggers: [String]
     /// Writes that arrive within this long of the first one start one run (`triggerDelay`).
     package var triggerDelay: Duration
+    /// Whether apps can call the job (`[jobs.NAME] callable`, else the job's declared default;
+    /// docs/callables.md), and whether a call needs an ID token (`auth`).
+    package var callable = false
+    package var callAuth: CallAuth = .required
 
     package init(
         name: String, schedule: String, timeZone: TimeZone, enabled: Bool = true, policy: JobPolicy = JobPolicy(), params: [String: ParameterValue] = [:], pingURL: String? = nil,

@@ -32,6 +32,8 @@ package final class DaemonMetrics: Sendable {
         static let triggerLag = "hearth_trigger_lag_seconds"
         static let triggerWrites = "hearth_trigger_writes_total"
         static let conflicts = "hearth_job_conflicts_total"
+        static let calls = "hearth_calls_total"
+        static let callSeconds = "hearth_call_duration_seconds"
     }
 
     /// `reason` of `hearth_schedule_missed_total`.
@@ -58,6 +60,10 @@ package final class DaemonMetrics: Sendable {
         factory.durationHistogramBuckets[Name.triggerLag] = [
             .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(250),
             .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
+        ]
+        factory.durationHistogramBuckets[Name.callSeconds] = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
         ]
         self.factory = factory
         for kind in Self.kinds {
@@ -132,6 +138,21 @@ package final class DaemonMetrics: Sendable {
         for (action, n) in [("create", record.created), ("update", record.updated), ("delete", record.deleted)] where n > 0 {
             counter(Name.documents, [("job", record.job), ("action", action)]).increment(by: n)
         }
+    }
+
+    /// Creates the call series of the callable jobs at zero.
+    package func prepareCalls(jobs: [String]) {
+        for job in jobs {
+            _ = counter(Name.calls, [("job", job), ("code", "OK")])
+            _ = timer(Name.callSeconds, [("job", job)])
+        }
+    }
+
+    /// A call answered with `code` (`OK` or the error's code) after `seconds`, from the request
+    /// taken to the answer ready (token check and run included; docs/callables.md#metrics).
+    package func callAnswered(job: String, code: String, seconds: Double) {
+        counter(Name.calls, [("job", job), ("code", code)]).increment()
+        timer(Name.callSeconds, [("job", job)]).recordSeconds(max(0, seconds))
     }
 
     /// Slots not run: recorded as skipped (overlap, catch-up, paused) or older than the

@@ -27,6 +27,11 @@ package struct RunOptions: Sendable {
     package var chain = 0
     package var triggerPaths: [String] = []
     package var triggerPathCount = 0
+    /// A run an app's call started (trigger `call`): the call the job sees. Such a run takes no
+    /// job lock (calls run side by side with each other and with the job's other runs; the
+    /// commit's version check keeps them apart) and re-runs on a conflict up to
+    /// ``Runner/maxCallReruns`` times (docs/callables.md#a-call-is-a-run).
+    package var call: Call?
 
     package init(trigger: RunRecord.Trigger = .cli, logicalTime: Date? = nil, startTime: Date? = nil, dryRun: Bool = false, parameters: [String: String] = [:], attempt: Int = 1, progress: (@Sendable (Int) -> Void)? = nil, runID: String? = nil) {
         self.runID = runID
@@ -46,6 +51,8 @@ package struct RunOutcome: Sendable {
     package var plan: Plan
     /// The error that failed the run, if any.
     package var error: (any Error)?
+    /// For a call: what the caller is answered.
+    package var answer: CallAnswer?
 }
 
 /// A run exceeded its `timeout` and was cancelled.

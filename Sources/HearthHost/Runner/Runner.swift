@@ -10,6 +10,8 @@ import HearthHTTP
 /// another process changed a document it writes.
 package struct Runner: Sendable {
     package static let maxConflictReruns = 3
+    /// A call re-runs on a conflict at most this many times, then answers `ABORTED`.
+    package static let maxCallReruns = 5
 
     package let config: HearthConfig
     /// Where documents are read and runs committed.
@@ -51,15 +53,20 @@ package struct Runner: Sendable {
         var record = RunRecord(runID: runID, job: name, trigger: options.trigger, logicalTime: logical, start: start, end: start, attempt: options.attempt, status: .succeeded, dryRun: options.dryRun)
         record.triggerPaths = Array(options.triggerPaths.prefix(RunRecord.maxTriggerPaths))
         record.triggerPathCount = options.triggerPathCount
+        record.callerUID = options.call?.uid
+        var answer: CallAnswer?
         var plan = Plan(job: name, logicalTime: Timestamp.format(logical), timeZone: jc.timeZone.ianaName, dryRun: options.dryRun, changeset: Changeset(), warnings: [])
         var failure: (any Error)?
 
         // Real runs hold the job's run lock for their whole duration (shared with the daemon),
         // and finish any crashed commit before they read, so the job never reads a commit half
-        // applied (the backend's commit finishes one again under its writers' lock).
+        // applied (the backend's commit finishes one again under its writers' lock). Calls take
+        // neither: they run side by side, and a commit a crash left half applied is finished by
+        // the next commit before it checks versions, so a call that read it conflicts and runs
+        // again.
         let holder = "pid=\(getpid()) job=\(name)"
         var runLock: (any StorageLock)?
-        if !options.dryRun {
+        if !options.dryRun, options.call == nil {
             runLock = try await store.lockJob(name, holder: "\(holder) run=\(runID)", timeout: config.lockTimeout)
             let r = try await store.recoverInterruptedCommits(holder: holder, timeout: config.lockTimeout)
             if !r.finished.isEmpty { logger.notice("recovered committed journals", metadata: ["runs": "\(r.finished)"]) }
@@ -72,6 +79,12 @@ package struct Runner: Sendable {
             let ran = try await attemptJob(job, descriptor, name: name, runID: runID, options: options, logical: logical, jobStart: jobStart, jc: jc, parameters: parameters)
             record.warnings = ran.warnings
             record.documentsRead = ran.documentsRead
+            if let refusal = ran.error as? CallError, options.call != nil {
+                // The job's answer to the call: nothing is written, and the run did its job.
+                answer = .error(refusal)
+                record.status = ran.warnings.isEmpty ? .succeeded : .succeededWithWarnings
+                break
+            }
             if let error = ran.error {
                 failure = error
                 record.status = error is CancellationError || error is RunTimeoutError ? .cancelled : .failed
@@ -82,6 +95,7 @@ package struct Runner: Sendable {
             record.status = ran.warnings.isEmpty ? .succeeded : .succeededWithWarnings
             let c = changeset.counts
             (record.created, record.updated, record.deleted, record.messagesQueued) = (c.created, c.updated, c.deleted, changeset.messages.count)
+            if options.call != nil { answer = .result(ran.result ?? .null) }
             if options.dryRun { break }
             FaultInjection.beforeCommit(attempt: attempt)
             // What the job decoded and dropped is free but still resident: hand it back before
@@ -89,6 +103,7 @@ package struct Runner: Sendable {
             HeapTrim.releaseFreePages()
 
             record.end = max(clock.now(), record.start)
+            record.answer = answer?.code
             let events = webhookSubscribes(to: Self.succeededEvent) ? [Self.jobEvent(record)] : []
             let commit = RunCommit(job: name, runID: runID, changeset: changeset, record: record, events: events, messagesCreatedAt: jobStart, chain: options.chain)
             let result: CommitResult
@@ -100,7 +115,7 @@ package struct Runner: Sendable {
             }
             if case .conflict(let conflicts) = result {
                 record.conflicts += 1
-                if attempt > Runner.maxConflictReruns {
+                if attempt > (options.call == nil ? Runner.maxConflictReruns : Runner.maxCallReruns) {
                     failure = ConflictError(paths: conflicts, attempts: attempt)
                     record.status = .conflict
                     break
@@ -109,14 +124,18 @@ package struct Runner: Sendable {
                 continue
             }
             try? store.pruneRunRecords(job: name, keep: config.historyLimit)
-            return RunOutcome(record: record, plan: plan, error: nil)
+            return RunOutcome(record: record, plan: plan, error: nil, answer: answer)
         }
         record.end = max(clock.now(), record.start)
         if let failure { record.error = Runner.describe(failure) }
+        if options.call != nil {
+            if answer == nil || failure != nil { answer = .failure(record.status) }
+            record.answer = answer?.code
+        }
         await emitJobFailed(record)
         try await store.saveRecord(record)
         try? store.pruneRunRecords(job: name, keep: config.historyLimit)
-        return RunOutcome(record: record, plan: plan, error: failure)
+        return RunOutcome(record: record, plan: plan, error: failure, answer: answer)
     }
 
     /// What one attempt of the job's code left: its changeset, warnings and reads, or the error
@@ -126,6 +145,7 @@ package struct Runner: Sendable {
         var warnings: [String]
         var documentsRead: Int
         var error: (any Error)?
+        var result: JSONValue?
     }
 
     /// One attempt of the job's code, with the timeout, over a new read snapshot. The snapshot
@@ -143,12 +163,13 @@ package struct Runner: Sendable {
         let ctx = JobContext(
             jobName: name, runID: runID, isDryRun: options.dryRun, logicalTime: logical, startTime: jobStart, timeZone: jc.timeZone,
             parameters: parameters, store: try store.readSnapshot(), policy: jc.policy.onInvalidDocument, progress: options.progress,
-            changes: changes)
+            changes: changes, call: options.call)
         var attempt = JobAttempt(warnings: [], documentsRead: 0)
         do {
             try await Runner.withTimeout(jc.policy.timeout) { try await job.run(ctx) }
             try descriptor.checkDeclaredWrites(ctx.changeset)
             attempt.changeset = ctx.changeset
+            attempt.result = ctx.result
         } catch {
             attempt.error = error
         }

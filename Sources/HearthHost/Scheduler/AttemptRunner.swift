@@ -17,6 +17,8 @@ struct AttemptRunner: Sendable {
         var record: RunRecord?
         /// The attempt as its retry takes it (the writes it claimed).
         var run: PendingRun
+        /// For a call, what the caller is answered.
+        var answer: CallAnswer?
     }
 
     let runner: any SchedulerJobRunner
@@ -40,6 +42,18 @@ struct AttemptRunner: Sendable {
             return Outcome(record: await attempt(name, run, options: options, config: config), run: run)
         case .write(let changes):
             return await writeAttempt(name, run, changes: changes, config: config)
+        case .call(let call):
+            // Any daemon answers any call: there is nothing to claim, and the commit's version
+            // check keeps calls on the same documents apart (docs/callables.md#several-daemons).
+            var options = RunOptions(trigger: .call, logicalTime: run.logicalTime, startTime: run.logicalTime)
+            options.call = call
+            do {
+                let (record, answer) = try await runner.call(job: name, options: options, config: config)
+                return Outcome(record: record, run: run, answer: answer)
+            } catch {
+                let status: RunRecord.Status = error is CancellationError ? .cancelled : .failed
+                return Outcome(record: await recordFailure(name, run, status: status, error: String(describing: error)), run: run, answer: .failure(status))
+            }
         }
     }
 
@@ -136,6 +150,7 @@ struct AttemptRunner: Sendable {
             runID: run.runID ?? Runner.makeRunID(job: name, start: now), job: name, trigger: run.trigger, logicalTime: run.logicalTime,
             start: now, end: now, attempt: run.attempt, status: status, dryRun: run.dryRun)
         record.error = error
+        if case .call(let call) = run.origin { (record.callerUID, record.answer) = (call.uid, CallAnswer.failure(status).code) }
         do { try await data.saveRecord(record) } catch {
             logger.error("cannot write the run record: \(error)", metadata: ["job": "\(name)"])
         }

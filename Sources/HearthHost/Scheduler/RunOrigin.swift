@@ -1,3 +1,4 @@
+import HearthKit
 import HearthStore
 
 /// How a run of the daemon started: what it is recorded as, whether it claims its slot, and
@@ -17,6 +18,9 @@ enum RunOrigin: Sendable {
     case write(TriggerChanges)
     /// Asked for over HTTP (docs/operations/api.md#run-a-job-now).
     case runNow(RunNowRequest)
+    /// An app's call (docs/callables.md): run at once, beside the job's other runs, never
+    /// retried (the caller is waiting, and calls again).
+    case call(Call)
 
     /// The trigger of the run's first attempt.
     var trigger: RunRecord.Trigger {
@@ -25,6 +29,7 @@ enum RunOrigin: Sendable {
         case .catchUp: .catchUp
         case .write: .write
         case .runNow: .runNow
+        case .call: .call
         }
     }
 
@@ -32,7 +37,7 @@ enum RunOrigin: Sendable {
     var hasJitter: Bool {
         switch self {
         case .schedule, .catchUp: true
-        case .write, .runNow: false
+        case .write, .runNow, .call: false
         }
     }
 

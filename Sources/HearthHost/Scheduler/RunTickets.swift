@@ -1,7 +1,8 @@
 import HearthStore
 
 /// Runs asked for over HTTP (docs/operations/api.md#run-a-job-now) by ticket — their first
-/// attempt's run id — until they end, and the callers waiting for them.
+/// attempt's run id — until they end, and the callers waiting for them; and the apps' calls in
+/// flight (docs/callables.md), whose caller waits on the run itself.
 struct RunTickets: Sendable {
     /// A run not ended yet: its job and whether an attempt is running (else it is queued).
     struct Open: Sendable {
@@ -17,6 +18,26 @@ struct RunTickets: Sendable {
     private var ended: [String: RunRecord?] = [:]
     private var endedOrder: [String] = []
     private var waiters: [String: [CheckedContinuation<RunRecord?, Never>]] = [:]
+    /// Calls running, by a number of their own: their job and their run.
+    private var calls: [Int: (job: String, run: Task<AttemptRunner.Outcome, Never>)] = [:]
+    private var nextCall = 0
+
+    /// A call started; returns its number for ``callEnded(_:)``.
+    mutating func callStarted(_ job: String, _ run: Task<AttemptRunner.Outcome, Never>) -> Int {
+        nextCall += 1
+        calls[nextCall] = (job, run)
+        return nextCall
+    }
+
+    mutating func callEnded(_ number: Int) {
+        calls[number] = nil
+    }
+
+    /// The jobs with calls running.
+    var callingJobs: Set<String> { Set(calls.values.map(\.job)) }
+
+    /// The runs of the calls running (to cancel them when the daemon stops).
+    var callRuns: [Task<AttemptRunner.Outcome, Never>] { calls.values.map(\.run) }
 
     mutating func open(_ ticket: String, job: String) {
         open[ticket] = Open(job: job)

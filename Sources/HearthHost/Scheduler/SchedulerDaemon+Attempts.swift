@@ -75,7 +75,8 @@ extension SchedulerDaemon {
         nudge()
     }
 
+    /// The jobs with a run or a call running.
     func runningJobs() -> [String] {
-        jobs.filter { $0.value.isRunning }.keys.sorted()
+        Set(jobs.filter { $0.value.isRunning }.keys).union(tickets.callingJobs).sorted()
     }
 }

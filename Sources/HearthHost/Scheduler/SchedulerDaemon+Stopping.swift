@@ -30,8 +30,11 @@ extension SchedulerDaemon {
                     if case .running(let t)? = j.active?.phase { return t }
                     return nil
                 }
+                let calls = tickets.callRuns
                 for t in tasks { t.cancel() }
+                for t in calls { t.cancel() }
                 for t in tasks { await t.value }
+                for t in calls { _ = await t.value }
             }
         } else {
             emit(.stopping(deadline: deadline, running: []))

@@ -112,7 +112,7 @@ package actor SchedulerDaemon: Service {
         var out: [String: (JobConfig, Schedule)] = [:]
         for (name, jc) in config.jobs where jc.enabled {
             do {
-                out[name] = (jc, try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals))
+                out[name] = (jc, try Schedule.configured(jc.schedule, allowSeconds: config.allowSecondIntervals))
             } catch {
                 throw ConfigError(file: config.file ?? "(built-in defaults)", "[jobs.\(name)] schedule: \(error)")
             }

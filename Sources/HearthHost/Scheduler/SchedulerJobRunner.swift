@@ -15,11 +15,21 @@ package protocol SchedulerJobRunner: Sendable {
     /// Checks that `job` can be run with `parameters` before it is queued (a run asked for
     /// over HTTP): throws ``UnknownJobError``, ``ParameterError`` or a set-up error.
     func check(job: String, parameters: [String: String], config: HearthConfig) throws
+
+    /// Runs a call (``RunOptions/call``) and returns its record and its answer; throws as
+    /// ``run(job:options:config:)``.
+    func call(job: String, options: RunOptions, config: HearthConfig) async throws -> (RunRecord, CallAnswer)
 }
 
 extension SchedulerJobRunner {
     /// Scripted runners (tests) accept every run.
     package func check(job: String, parameters: [String: String], config: HearthConfig) throws {}
+
+    /// Scripted runners (tests) answer a call `null` when its run succeeded.
+    package func call(job: String, options: RunOptions, config: HearthConfig) async throws -> (RunRecord, CallAnswer) {
+        let record = try await run(job: job, options: options, config: config)
+        return (record, record.status.isFailure ? .failure(record.status) : .result(.null))
+    }
 }
 
 /// Runs scheduled attempts through ``Runner`` (the per-job run lock, the timeout, the atomic
@@ -52,10 +62,19 @@ package struct RunnerJobRunner: SchedulerJobRunner {
     }
 
     package func run(job: String, options: RunOptions, config: HearthConfig) async throws -> RunRecord {
+        try await outcome(job: job, options: options, config: config).record
+    }
+
+    package func call(job: String, options: RunOptions, config: HearthConfig) async throws -> (RunRecord, CallAnswer) {
+        let outcome = try await outcome(job: job, options: options, config: config)
+        return (outcome.record, outcome.answer ?? .failure(outcome.record.status))
+    }
+
+    private func outcome(job: String, options: RunOptions, config: HearthConfig) async throws -> RunOutcome {
         let environment = JobEnvironment(notificationTypes: config.notificationTypes, http: http, pushProvider: config.push.provider)
         let runner = Runner(config: config, data: data, registry: registry, clock: clock, environment: environment, logger: logger)
         let outcome = try await runner.run(job, options: options)
         plans?.add(outcome.plan, runID: outcome.record.runID)
-        return outcome.record
+        return outcome
     }
 }

@@ -67,7 +67,7 @@ package struct SystemdExport: Sendable {
                 continue
             }
             let schedule: Schedule
-            do { schedule = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
+            do { schedule = try Schedule.configured(jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                 result.unsupported.append((name, "\(error)"))
                 continue
             }

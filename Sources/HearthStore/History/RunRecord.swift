@@ -5,7 +5,8 @@ package import HearthKit
 package struct RunRecord: Sendable, Equatable {
     /// `run-now`: asked for over HTTP (the status page or the API) and run by the daemon.
     /// `write`: started by writes to documents the job reads (docs/triggers.md).
-    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill, runNow = "run-now", write }
+    /// `call`: an app called the job (docs/callables.md), or `hearth call`.
+    package enum Trigger: String, Sendable, CaseIterable { case schedule, catchUp = "catch-up", cli, retry, backfill, runNow = "run-now", write, call }
     package enum Status: String, Sendable, CaseIterable {
         case succeeded
         case succeededWithWarnings = "succeeded-with-warnings"
@@ -41,6 +42,12 @@ package struct RunRecord: Sendable, Equatable {
     /// How many of the run's commits were conflicts, each followed by a run on the new state
     /// (docs/reliability.md#what-a-commit-checks); kept in the record only when not 0.
     package var conflicts = 0
+    /// For a call (trigger `call`): the caller's uid (nil: a call without a token) and the
+    /// code it was answered with, `OK` for a result (docs/callables.md#run-records). A call a
+    /// job refused (`FAILED_PRECONDITION`, …) is a run that succeeded: it wrote nothing, as
+    /// its rule says.
+    package var callerUID: String?
+    package var answer: String?
 
     /// How many of the paths that started a run its record keeps.
     package static let maxTriggerPaths = 5
@@ -73,6 +80,9 @@ package struct RunRecord: Sendable, Equatable {
         if trigger == .write {
             o["triggeredBy"] = .object(JSONObject([("paths", .array(triggerPaths.map { .string($0) })), ("count", .int(Int64(triggerPathCount)))]))
         }
+        if trigger == .call || answer != nil {
+            o["call"] = .object(JSONObject([("uid", callerUID.map { .string($0) } ?? .null), ("answer", answer.map { .string($0) } ?? .null)]))
+        }
         return o
     }
 
@@ -96,6 +106,10 @@ package struct RunRecord: Sendable, Equatable {
         if case .object(let t)? = o["triggeredBy"] {
             triggerPaths = t["paths"]?.arrayValue?.compactMap(\.stringValue) ?? []
             triggerPathCount = Int(t["count"]?.intValue ?? 0)
+        }
+        if case .object(let c)? = o["call"] {
+            callerUID = c["uid"]?.stringValue
+            answer = c["answer"]?.stringValue
         }
     }
 

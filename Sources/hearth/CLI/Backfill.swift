@@ -54,7 +54,7 @@ extension Hearth {
                 let config = try global.loadConfig(logger: logger)
                 guard let jc = config.jobs[job] else { throw UsageError("unknown job \(JSONWriter.quoted(job)); registered jobs: \(global.registry(config, logger: logger).names.joined(separator: ", ")) (see `hearth list`)") }
                 let schedule: Schedule
-                do { schedule = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
+                do { schedule = try Schedule.configured(jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                     throw ConfigError(file: config.file ?? "(built-in defaults)", "[jobs.\(job)] schedule: \(error)")
                 }
                 let slots = schedule.slots(from: start, through: end, in: jc.timeZone, limit: Self.maximumSlots + 1)

@@ -20,7 +20,7 @@ extension Hearth {
         func run() async throws {
             try await global.withStore(listing: listing) { logger, config, data in
                 for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
-                    do { _ = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
+                    do { _ = try Schedule.configured(jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                         throw ConfigError(file: config.file ?? "config", "[jobs.\(name)] schedule: \(error)")
                     }
                 }

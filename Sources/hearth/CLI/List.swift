@@ -27,7 +27,7 @@ extension Hearth {
                 var json: [JSONValue] = []
                 for d in global.registry(config, logger: logger).descriptors {
                     guard let jc = config.jobs[d.name] else { continue }
-                    let schedule = try? Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals)
+                    let schedule = try? Schedule.configured(jc.schedule, allowSeconds: config.allowSecondIntervals)
                     let next = jc.enabled ? schedule?.nextFire(after: now, in: jc.timeZone) : nil
                     // The last real run: a dry run changes nothing, so it is never the last result.
                     let last = try store?.runRecords(job: d.name, status: nil, limit: nil).first { !$0.dryRun }

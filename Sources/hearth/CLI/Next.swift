@@ -52,7 +52,7 @@ extension Hearth {
                 for name in names {
                     guard let jc = config.jobs[name] else { continue }
                     let schedule: Schedule
-                    do { schedule = try Schedule(parsing: jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
+                    do { schedule = try Schedule.configured(jc.schedule, allowSeconds: config.allowSecondIntervals) } catch {
                         throw ConfigError(file: config.file ?? "(built-in defaults)", "[jobs.\(name)] schedule: \(error)")
                     }
                     let times = schedule.fireTimes(after: start, in: jc.timeZone, count: count)
