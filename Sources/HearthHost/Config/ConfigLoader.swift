@@ -207,8 +207,10 @@ package struct ConfigLoader: Sendable {
         guard let command = try t.stringArray("command"), let first = command.first, !first.isEmpty else {
             throw t.missing("command", "the executable and its arguments, e.g. [\"python3\", \"functions/expire_gigs.py\"]")
         }
-        guard t.table["schedule"] != nil else {
-            throw t.missing("schedule", "when the command job runs, e.g. \"0 * * * *\"")
+        // A callable one may have no schedule: calls start it (docs/functions.md#callable-command-jobs).
+        let callable: Bool = if case .boolean(true)? = t.table["callable"]?.value { true } else { false }
+        guard t.table["schedule"] != nil || callable else {
+            throw t.missing("schedule", "when the command job runs, e.g. \"0 * * * *\" (or `callable = true` with no schedule: apps call it)")
         }
         var f = FunctionConfig(name: name, command: command, directory: base)
         f.summary = try t.string("summary") ?? ""

@@ -13,6 +13,11 @@ package enum FunctionAction: Sendable, Equatable {
     case webhook(id: String, event: String, data: JSONObject)
     case warn(String)
     case log(Logger.Level, String)
+    /// A call's result (`{"op": "result", "value": …}`).
+    case result(JSONValue)
+    /// A call refused with a code (`{"op": "error", "code": …, "message": …, "details": …}`):
+    /// nothing the function wrote is committed.
+    case refuse(CallError)
 
     /// Parses and checks one line against the job's declared `writes` and the config's
     /// notification types. The thrown message says what was expected; the caller adds the
@@ -89,6 +94,16 @@ package enum FunctionAction: Sendable, Equatable {
                 throw LineError("log: \"level\" must be one of trace, debug, info, notice, warning, error, critical; found \(JSONWriter.quoted(levelName))")
             }
             action = .log(level, m)
+        case "result":
+            guard let value = r.take("value") else { throw LineError("result: expected \"value\", the call's result (any JSON value)") }
+            action = .result(value)
+        case "error":
+            let codeName = try r.string("code") ?? ""
+            guard let code = CallError.Code(rawValue: codeName) else {
+                throw LineError("error: \"code\" must be one of \(CallError.Code.allCases.map { JSONWriter.quoted($0.rawValue) }.joined(separator: ", ")), found \(JSONWriter.quoted(codeName))")
+            }
+            guard let message = try r.string("message") else { throw LineError("error: expected \"message\", a string the caller sees") }
+            action = .refuse(CallError(code, message, details: r.take("details")))
         default:
             throw LineError("unknown op \(JSONWriter.quoted(op)); expected one of \(ops.map { JSONWriter.quoted($0) }.joined(separator: ", "))")
         }
@@ -98,7 +113,7 @@ package enum FunctionAction: Sendable, Equatable {
         return action
     }
 
-    static let ops = ["create", "update", "delete", "push", "webhook", "warn", "log"]
+    static let ops = ["create", "update", "delete", "push", "webhook", "warn", "log", "result", "error"]
 
     /// A notification must have a type the apps can decode (`[notifications].types`).
     private static func checkNotification(_ path: DocumentPath, _ data: JSONObject, types: [String]) throws(LineError) {

@@ -77,12 +77,15 @@ package struct FunctionJob: RunnableJob {
             }
             params.append((key, v))
         }
-        let o = JSONObject([
+        var o = JSONObject([
             ("protocol", .string(Self.protocolVersion)), ("job", .string(context.jobName)), ("runId", .string(context.runID)),
             ("logicalTime", .string(Timestamp.format(context.logicalTime))), ("startTime", .string(Timestamp.format(context.startTime))),
             ("timeZone", .string(context.timeZone.ianaName)), ("dryRun", .bool(context.isDryRun)), ("params", .object(JSONObject(params))),
             ("reads", .array(config.reads.map { .string($0) })), ("writes", .array(config.writes.map { .string($0) })),
         ])
+        if let call = context.call {
+            o["call"] = .object(JSONObject([("data", call.data), ("uid", call.uid.map { .string($0) } ?? .null), ("claims", .object(call.claims))]))
+        }
         return Array((JSONWriter.compact(.object(o)) + "\n").utf8)
     }
 
@@ -117,6 +120,7 @@ package struct FunctionJob: RunnableJob {
             if let inputFailure { throw inputFailure }
             if let signal { throw FunctionError.killed(job: config.name, signal: signal, stderrTail: output.stderrTail) }
             if status != 0 { throw FunctionError.exited(job: config.name, status: status, stderrTail: output.stderrTail) }
+            if let refusal = output.refusal { throw refusal }
         } onCancel: {
             process.terminate(grace: grace)
         }

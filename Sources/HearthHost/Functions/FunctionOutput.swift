@@ -10,6 +10,7 @@ final class FunctionOutput: Sendable {
         var line = 0
         var failure: FunctionError?
         var stderrTail: [String] = []
+        var refusal: CallError?
     }
 
     private let job: FunctionJob
@@ -34,6 +35,8 @@ final class FunctionOutput: Sendable {
     var streamedCount: Int { versions.withLock { $0.count } }
 
     var failure: FunctionError? { state.withLock { $0.failure } }
+    /// The call's refusal, when the function answered one (`{"op": "error"}`).
+    var refusal: CallError? { state.withLock { $0.refusal } }
     var stderrTail: String { state.withLock { $0.stderrTail.joined(separator: "\n") } }
 
     /// Reads the function's stdout and stderr to their end (blocking).
@@ -119,6 +122,12 @@ final class FunctionOutput: Sendable {
             context.warn(message)
         case .log(let level, let message):
             job.logger.log(level: level, "\(message)", metadata: ["job": "\(job.config.name)"])
+        case .result(let value):
+            // Outside a call (a schedule, `hearth run`), nobody reads it.
+            context.answer(value)
+        case .refuse(let error):
+            // Outside a call, the run fails with it, as a compiled-in job's `requireCall()`.
+            state.withLock { $0.refusal = error }
         }
     }
 }

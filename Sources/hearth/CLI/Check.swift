@@ -34,12 +34,14 @@ extension Hearth {
                             ("collections", .array(jc.triggers.map { .string($0) })), ("triggerDelay", .string(DurationFormat.format(jc.triggerDelay))),
                         ])))
                     }))
+                    o["callable"] = .object(JSONObject(jobs.filter { $0.value.callable }.map { name, jc in (name, .object(JSONObject([("auth", .string(jc.callAuth.rawValue))]))) }))
                     emit(JSONWriter.pretty(.object(o)) + "\n")
                 default:
                     let triggers = jobs.map { name, jc in
                         "triggers: \(name): " + (jc.triggers.isEmpty ? "none" : "\(jc.triggers.joined(separator: ", ")) (triggerDelay \(DurationFormat.format(jc.triggerDelay)))") + "\n"
                     }
-                    emit(triggers.joined() + report.text)
+                    let calls = jobs.filter { $0.value.callable }.map { name, jc in "calls: \(name): auth \(jc.callAuth.rawValue)\n" }
+                    emit(triggers.joined() + calls.joined() + report.text)
                 }
                 if !report.issues.isEmpty { throw ExitCode(ExitStatus.dataError) }
                 if !report.unkeepable.isEmpty { throw ExitCode(ExitStatus.noPermission) }

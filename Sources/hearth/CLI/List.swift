@@ -34,13 +34,16 @@ extension Hearth {
                     let lastText = last.map { "\($0.status.rawValue) at \(Timestamp.format($0.end))" } ?? "never run"
                     let pause = pauses[d.name]
                     let nextText = !jc.enabled ? "disabled" : pause != nil ? "paused" + (pause?.note.map { ": \($0)" } ?? "") : (next.map(Timestamp.format) ?? "—")
-                    rows.append([d.name, jc.schedule, jc.timeZone.ianaName, nextText, lastText, jc.triggers.isEmpty ? "none" : jc.triggers.joined(separator: ", ")])
+                    let calls = jc.callable ? "auth \(jc.callAuth.rawValue)" : "no"
+                    rows.append([d.name, jc.schedule.isEmpty ? "none" : jc.schedule, jc.timeZone.ianaName, nextText, lastText, jc.triggers.isEmpty ? "none" : jc.triggers.joined(separator: ", "), calls])
                     var o = JSONObject([
                         ("job", .string(d.name)), ("schedule", .string(jc.schedule)), ("timeZone", .string(jc.timeZone.ianaName)),
                         ("enabled", .bool(jc.enabled)), ("summary", .string(d.summary)),
                         ("reads", .array(d.reads.map { .string($0) })), ("writes", .array(d.writes.map { .string($0) })),
                         ("triggers", .array(jc.triggers.map { .string($0) })), ("triggerDelay", .string(DurationFormat.format(jc.triggerDelay))),
                     ])
+                    o["callable"] = .bool(jc.callable)
+                    o["auth"] = jc.callable ? .string(jc.callAuth.rawValue) : .null
                     o["nextRun"] = next.map(Timestamp.json) ?? .null
                     o["lastRun"] = last.map { .object($0.json) } ?? .null
                     o["paused"] = pause.map { .object($0.json) } ?? .null
@@ -48,7 +51,7 @@ extension Hearth {
                 }
                 switch listing.format {
                 case .json: emit(JSONWriter.pretty(.array(json)) + "\n")
-                default: emit(Table.render(header: ["JOB", "SCHEDULE", "TIME ZONE", "NEXT RUN", "LAST RESULT", "TRIGGERS"], rows: rows))
+                default: emit(Table.render(header: ["JOB", "SCHEDULE", "TIME ZONE", "NEXT RUN", "LAST RESULT", "TRIGGERS", "CALLS"], rows: rows))
                 }
             } catch {
                 throw ExitStatus.fail(error)
