@@ -28,6 +28,7 @@ struct JobPage {
             ["State", "<span id=\"state\">\(state)</span>"],
             ["Schedule", "<code>\(HTML.escape(j.schedule))</code> (\(HTML.escape(j.timeZone.ianaName)))"],
             ["Triggers", triggers()],
+            ["Calls", job.callAuth.map { "apps call it: <code>POST /call/\(HTML.escape(j.name))</code>, ID token \($0.rawValue)" } ?? "<span class=\"muted\">not callable</span>"],
             ["Next", fires.isEmpty ? "<span class=\"muted\">—</span>" : fires],
             ["Last result", j.lastRecord.map { "<a href=\"/runs/\(HTML.escape($0.runID))\">\(HTML.status($0.status.rawValue))</a> \(HTML.time($0.end))" } ?? "<span class=\"muted\">never run</span>"],
             ["Last success", HTML.time(j.lastSuccess)],
@@ -43,8 +44,9 @@ struct JobPage {
 
     /// The schedule, then the collections whose writes start a run (docs/triggers.md).
     func triggers() -> String {
-        guard !job.triggers.isEmpty else { return "its schedule" }
-        return "its schedule; writes to " + job.triggers.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ")
+        let schedule = job.schedule.isEmpty ? "no schedule" : "its schedule"
+        guard !job.triggers.isEmpty else { return schedule }
+        return "\(schedule); writes to " + job.triggers.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ")
     }
 
     func actions() -> String {

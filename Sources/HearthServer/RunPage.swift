@@ -26,6 +26,10 @@ struct RunPage {
             let more = r.triggerPathCount > r.triggerPaths.count ? " and \(r.triggerPathCount - r.triggerPaths.count) more" : ""
             rows.insert(["Triggered by", r.triggerPathCount == 0 ? "writes not listed: the run read everything" : "writes to \(shown)\(more)"], at: 4)
         }
+        if r.trigger == .call {
+            // The caller and the answer (docs/callables.md#run-records); never the token.
+            rows.insert(["Call", "from \(r.callerUID.map { "<code>\(HTML.escape($0))</code>" } ?? "a caller with no token"), answered <code>\(HTML.escape(r.answer ?? "—"))</code>"], at: 4)
+        }
         body += HTML.table(["Field", "Value"], rows, wrapping: [1], empty: "")
         if let error = r.error {
             // A command job's failure ends with the last lines of its stderr (docs/functions.md).

@@ -1,4 +1,5 @@
 package import Foundation
+package import HearthKit
 package import HearthStore
 
 /// What the scheduler daemon knows right now, for the status page and the gauges
@@ -21,6 +22,8 @@ package struct DaemonStatus: Sendable {
         /// The end of the newest succeeded run.
         package var lastSuccess: Date?
         package var consecutiveFailures: Int
+        /// Whether apps can call it, and with which `auth` (nil: not callable; docs/callables.md).
+        package var callAuth: CallAuth?
     }
 
     package var jobs: [Job]

@@ -71,6 +71,6 @@ struct StatusBoard: Sendable {
         return DaemonStatus.Job(
             name: name, schedule: config.schedule, triggers: config.triggers, timeZone: config.timeZone, enabled: state?.enabled ?? false,
             nextFires: fires, running: state?.isRunning ?? false, pause: pause, lastRecord: lastRecords[name], lastSuccess: lastSuccess[name],
-            consecutiveFailures: consecutiveFailures[name] ?? 0)
+            consecutiveFailures: consecutiveFailures[name] ?? 0, callAuth: config.callable ? config.callAuth : nil)
     }
 }

@@ -21,6 +21,14 @@ extension Hearth {
 
         @OptionGroup var listing: ListingFormat
 
+        /// The error, the warnings' count, or for a call who called and the answer.
+        static func note(_ r: RunRecord) -> String {
+            if let error = r.error { return error }
+            let call = r.trigger == .call ? "call from \(r.callerUID ?? "(no token)") → \(r.answer ?? "—")" : ""
+            let warnings = r.warnings.isEmpty ? "" : "\(r.warnings.count) warning(s)"
+            return [call, warnings].filter { !$0.isEmpty }.joined(separator: "; ")
+        }
+
         func run() async throws {
             try await global.withStore(listing: listing) { _, _, store in
                 var wanted: RunRecord.Status?
@@ -36,7 +44,7 @@ extension Hearth {
                 default:
                     let rows = records.map { r in
                         [r.runID, r.job, r.trigger.rawValue, Timestamp.format(r.logicalTime), r.status.rawValue + (r.dryRun ? " (dry run)" : ""),
-                         "+\(r.created) ~\(r.updated) -\(r.deleted) ✉\(r.messagesQueued)", r.error ?? (r.warnings.isEmpty ? "" : "\(r.warnings.count) warning(s)")]
+                         "+\(r.created) ~\(r.updated) -\(r.deleted) ✉\(r.messagesQueued)", Self.note(r)]
                     }
                     emit(Table.render(header: ["RUN", "JOB", "TRIGGER", "LOGICAL TIME", "STATUS", "CHANGES", "NOTE"], rows: rows))
                 }
