@@ -26,12 +26,25 @@ struct FunctionActionTests {
         #expect(try parse(#"{"op":"warn","message":"careful"}"#) == .warn("careful"))
         #expect(try parse(#"{"op":"log","level":"debug","message":"m"}"#) == .log(.debug, "m"))
         #expect(try parse(#"{"op":"create","path":"notifications/n1","data":{"type":"gig_expired"}}"#) == .create(try DocumentPath(parsing: "notifications/n1"), JSONObject([("type", .string("gig_expired"))])))
+        #expect(try parse(#"{"op":"result","value":[1,null]}"#) == .result(.array([.int(1), .null])))
+        #expect(try parse(#"{"op":"error","code":"NOT_FOUND","message":"no such code","details":{"reason":"unknown_code"}}"#)
+            == .refuse(CallError(.notFound, "no such code", reason: "unknown_code")))
+    }
+
+    @Test func aCallsAnswerNeedsItsValueAndAnErrorAKnownCodeAndAMessage() {
+        #expect(throws: FunctionAction.LineError.self) { try parse(#"{"op":"result"}"#) }
+        #expect { _ = try parse(#"{"op":"error","code":"NOPE","message":"m"}"#) } throws: { error in
+            (error as? FunctionAction.LineError)?.message.hasPrefix(#"error: "code" must be one of "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT""#) == true
+        }
+        #expect { _ = try parse(#"{"op":"error","code":"ABORTED"}"#) } throws: { error in
+            (error as? FunctionAction.LineError)?.message == #"error: expected "message", a string the caller sees"#
+        }
     }
 
     @Test(arguments: [
         ("[1]", "expected a JSON object, found array"),
-        ("{\"op\": 1}", "missing \"op\": expected one of \"create\", \"update\", \"delete\", \"push\", \"webhook\", \"warn\", \"log\""),
-        ("{\"op\":\"upsert\"}", "unknown op \"upsert\"; expected one of \"create\", \"update\", \"delete\", \"push\", \"webhook\", \"warn\", \"log\""),
+        ("{\"op\": 1}", "missing \"op\": expected one of \"create\", \"update\", \"delete\", \"push\", \"webhook\", \"warn\", \"log\", \"result\", \"error\""),
+        ("{\"op\":\"upsert\"}", "unknown op \"upsert\"; expected one of \"create\", \"update\", \"delete\", \"push\", \"webhook\", \"warn\", \"log\", \"result\", \"error\""),
         ("{\"op\":\"create\",\"path\":\"users/u1\",\"data\":{}}", "create users/u1: \"users\" is not in the job's writes [\"gigs\", \"notifications\", \"users/*/badges\"]; add it to `writes` in its [jobs] table"),
         ("{\"op\":\"create\",\"path\":\"gigs/.hidden\",\"data\":{}}", "create: \"path\" \"gigs/.hidden\": invalid document id \".hidden\": names must not start with \".\""),
         ("{\"op\":\"create\",\"path\":\"gigs/g1\"}", "create: expected \"data\", the document (a JSON object)"),
