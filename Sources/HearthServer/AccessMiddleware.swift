@@ -15,16 +15,15 @@ struct AccessMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        // POSTs (the actions, /login, /logout) check who asks themselves, answering JSON with
-        // the fix, and need `operate` even when no token is configured.
         // The apps' calls carry their users' ID tokens, not the endpoint's (``CallableRoutes``).
+        if CallableRoutes.matches(path[...]) { return try await next(request, context) }
+        var context = context
+        context.identity = credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie])
+        // POSTs (the actions, /login, /logout) check the identity themselves, answering JSON with
+        // the fix, and need `operate` even when no token is configured.
         let open = request.method == .post || path == "/login" || (!healthNeedsToken && (path == "/healthz" || path == "/readyz"))
-            || CallableRoutes.matches(path[...])
-        guard credentials.required, !open else { return try await next(request, context) }
-        guard credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie]) != nil else {
-            return Self.unauthorized(request)
-        }
-        return try await next(request, context)
+        guard credentials.required, !open, context.identity == nil else { return try await next(request, context) }
+        return Self.unauthorized(request)
     }
 
     /// 401: a bare text for programs, a page linking to `/login` for a browser.

@@ -87,7 +87,11 @@ struct ActionRequest: Sendable {
 
 /// An action refused or failed: the status, what went wrong, the field and the fix
 /// (docs/operations/api.md#errors). Never a stack trace.
-struct ActionFailure: Error, Sendable {
+/// An operator request refused or failed: the one way the endpoint answers its JSON errors,
+/// `{"error": MESSAGE, "field": FIELD, "fix": FIX}` with its status (docs/operations/api.md#errors).
+/// Thrown from a handler, Hummingbird answers it (``response(from:context:)``); the actions
+/// catch it first to audit it, and answer a browser's form with a page instead.
+struct ActionFailure: HTTPResponseError, Sendable {
     var status: HTTPResponse.Status
     var message: String
     var field: String?
@@ -104,6 +108,16 @@ struct ActionFailure: Error, Sendable {
         JSONObject([
             ("error", .string(message)), ("field", field.map { .string($0) } ?? .null), ("fix", fix.map { .string($0) } ?? .null),
         ])
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        jsonResponse()
+    }
+
+    func jsonResponse() -> Response {
+        var headers = HTTPFields()
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return ActionRoutes.json(status, json, headers: headers)
     }
 }
 

@@ -24,6 +24,18 @@ struct ActionRoutes: Sendable {
 
     // MARK: - Routes
 
+    /// The actions (`POST`, each needing an `operate` token) and the sign-in.
+    func register(on router: Router<EndpointContext>) {
+        let jobs = router.group("jobs/{name}")
+        jobs.post("run") { request, context in await run(request, context, job: try context.parameters.require("name")) }
+        jobs.post("pause") { request, context in await pause(request, context, job: try context.parameters.require("name")) }
+        jobs.post("resume") { request, context in await resume(request, context, job: try context.parameters.require("name")) }
+        router.post("/outbox/{id}/retry") { request, context in await retry(request, context, id: try context.parameters.require("id")) }
+        router.get("/login") { _, _ in loginForm() }
+        router.post("/login") { request, _ in await login(request) }
+        router.post("/logout") { request, _ in logout(request) }
+    }
+
     /// `POST /jobs/{name}/run`: `{"params": {…}, "dryRun": false, "force": false}`; 202 and
     /// `Location: /runs/{id}`, or with `?wait=1` 200 and the report of `hearth run --format json`.
     func run(_ request: Request, _ context: EndpointContext, job: String) async -> Response {
@@ -156,7 +168,7 @@ struct ActionRoutes: Sendable {
         // token gets JSON whatever it sends (urllib, for one, labels any body as a form).
         let isForm = request.headers[.authorization] == nil
             && request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
-        guard let who = credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie]) else {
+        guard let who = context.identity else {
             let failure = credentials.required
                 ? ActionFailure(.unauthorized, "this action needs a token of role operate", field: nil, fix: "send Authorization: Bearer <token>, or sign in at /login")
                 : ActionFailure(.unauthorized, "actions need a token of role operate, and none is configured", field: nil, fix: "add [[server.tokens]] with role = \"operate\" to the configuration and restart the daemon")
@@ -255,11 +267,7 @@ struct ActionRoutes: Sendable {
     }
 
     static func failed(_ f: ActionFailure, form: Bool) -> Response {
-        guard form else {
-            var headers = HTTPFields()
-            if f.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-            return json(f.status, f.json, headers: headers)
-        }
+        guard form else { return f.jsonResponse() }
         var body = "<p><a href=\"/\">← status</a></p><h1>\(f.status.code) \(HTML.escape(f.status.reasonPhrase))</h1><p class=\"bad\">\(HTML.escape(f.message))</p>"
         if let fix = f.fix { body += "<p>\(HTML.escape(fix))</p>" }
         if f.status == .unauthorized { body += "<p><a href=\"/login\">Sign in</a></p>" }

@@ -37,15 +37,14 @@ struct CallableRoutes: Sendable {
     /// malformed calls.
     func register(_ path: RouterPath, on router: Router<EndpointContext>) {
         for method in [HTTPRequest.Method.get, .put, .delete, .patch, .head] {
-            router.on(path, method: method) { request, context in await answer(request, context, method: method) }
+            router.on(path, method: method) { request, context in await answer(request, name: try context.parameters.require("name"), method: method) }
         }
-        router.post(path) { request, context in await answer(request, context, method: .post) }
+        router.post(path) { request, context in await answer(request, name: try context.parameters.require("name"), method: .post) }
         router.on(path, method: .options) { request, _ in await preflight(request) }
     }
 
-    private func answer(_ request: Request, _ context: EndpointContext, method: HTTPRequest.Method) async -> Response {
+    private func answer(_ request: Request, name: String, method: HTTPRequest.Method) async -> Response {
         let started = ContinuousClock.now
-        let name = context.parameters.get("name") ?? ""
         var request = request
         let answer = await answer(&request, name: name, method: method)
         let elapsed = started.duration(to: .now)

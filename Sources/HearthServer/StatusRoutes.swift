@@ -20,9 +20,19 @@ struct StatusRoutes: Sendable {
     static let latestRuns = 30
     static let latestActions = 10
 
+    /// The pages, the health checks and the metrics (`GET`).
+    func register(on router: Router<EndpointContext>) {
+        router.get("/healthz") { _, _ in healthz() }
+        router.get("/readyz") { _, _ in await readyz() }
+        router.get("/metrics") { _, _ in await metricsText() }
+        router.get("/") { _, context in await index(context) }
+        router.get("/jobs/{name}") { _, context in await job(context, name: try context.parameters.require("name")) }
+        router.get("/runs/{id}") { _, context in await run(id: try context.parameters.require("id")) }
+    }
+
     /// Who looks at a page: the forms appear for a session with an `operate` token.
-    func viewer(_ request: Request) -> Viewer {
-        let who = credentials.identify(authorization: request.headers[.authorization], cookie: request.headers[.cookie])
+    func viewer(_ context: EndpointContext) -> Viewer {
+        let who = context.identity
         return Viewer(csrf: who?.role == .operate ? who?.csrf : nil, tokensConfigured: credentials.required, name: who?.name)
     }
 
@@ -101,7 +111,7 @@ struct StatusRoutes: Sendable {
     }
 
     /// `GET /`: the status page.
-    func index(_ request: Request) async -> Response {
+    func index(_ context: EndpointContext) async -> Response {
         let status = await daemon.status(fireCount: 3)
         let data = self.data
         do {
@@ -112,14 +122,14 @@ struct StatusRoutes: Sendable {
                     try data.auditEntries(job: nil, limit: Self.latestActions)
                 )
             }
-            return Self.html(.ok, StatusPage(status: status, runs: runs, pending: pending, dead: dead, now: Date(), audit: audit, viewer: viewer(request)).render())
+            return Self.html(.ok, StatusPage(status: status, runs: runs, pending: pending, dead: dead, now: Date(), audit: audit, viewer: viewer(context)).render())
         } catch {
             return failed("rendering the status page", error)
         }
     }
 
     /// `GET /jobs/{name}`: the job page.
-    func job(_ request: Request, name: String) async -> Response {
+    func job(_ context: EndpointContext, name: String) async -> Response {
         let status = await daemon.status(fireCount: 3)
         guard let job = status.jobs.first(where: { $0.name == name }) else {
             return Self.html(.notFound, HTML.page(title: "Not found", refresh: nil, body: "<p><a href=\"/\">← status</a></p><h1>No job \(HTML.escape(name))</h1><p>Configured jobs: \(HTML.escape(status.jobs.map(\.name).joined(separator: ", "))).</p>"))
@@ -129,7 +139,7 @@ struct StatusRoutes: Sendable {
             let (runs, audit) = try await BlockingIO.run { () throws(any Error) in
                 (try data.runRecords(job: name, status: nil, limit: JobPage.runLimit), try data.auditEntries(job: name, limit: Self.latestActions))
             }
-            return Self.html(.ok, JobPage(job: job, runs: runs, audit: audit, viewer: viewer(request)).render())
+            return Self.html(.ok, JobPage(job: job, runs: runs, audit: audit, viewer: viewer(context)).render())
         } catch {
             return failed("rendering a job page", error)
         }

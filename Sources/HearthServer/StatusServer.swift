@@ -51,24 +51,11 @@ package struct StatusServer: Service {
         let router = Router(context: EndpointContext.self)
         let credentials = Credentials(tokens)
         router.add(middleware: AccessMiddleware(credentials: credentials, healthNeedsToken: server.healthNeedsToken))
-        let routes = StatusRoutes(daemon: daemon, metrics: metrics, data: data, plans: plans, credentials: credentials, logger: logger)
-        let actions = ActionRoutes(daemon: daemon, data: data, plans: plans, metrics: metrics, credentials: credentials, logger: logger)
-        router.get("/healthz") { _, _ in routes.healthz() }
-        router.get("/readyz") { _, _ in await routes.readyz() }
-        router.get("/metrics") { _, _ in await routes.metricsText() }
-        router.get("/") { request, _ in await routes.index(request) }
-        router.get("/jobs/{name}") { request, context in await routes.job(request, name: context.parameters.get("name") ?? "") }
-        router.get("/runs/{id}") { _, context in await routes.run(id: context.parameters.get("id") ?? "") }
-        router.post("/jobs/{name}/run") { request, context in await actions.run(request, context, job: context.parameters.get("name") ?? "") }
-        router.post("/jobs/{name}/pause") { request, context in await actions.pause(request, context, job: context.parameters.get("name") ?? "") }
-        router.post("/jobs/{name}/resume") { request, context in await actions.resume(request, context, job: context.parameters.get("name") ?? "") }
-        router.post("/outbox/{id}/retry") { request, context in await actions.retry(request, context, id: context.parameters.get("id") ?? "") }
+        StatusRoutes(daemon: daemon, metrics: metrics, data: data, plans: plans, credentials: credentials, logger: logger).register(on: router)
+        ActionRoutes(daemon: daemon, data: data, plans: plans, metrics: metrics, credentials: credentials, logger: logger).register(on: router)
         let calls = CallableRoutes(daemon: daemon, verifier: verifier, metrics: metrics, logger: logger)
         calls.register("/call/{name}", on: router)
         calls.register("/{project}/{region}/{name}", on: router)
-        router.get("/login") { _, _ in actions.loginForm() }
-        router.post("/login") { request, _ in await actions.login(request) }
-        router.post("/logout") { request, _ in actions.logout(request) }
         // Hummingbird's own logs (one line per connection error, …) only at warning and above.
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .warning)
