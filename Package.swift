@@ -29,7 +29,7 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 ///     HearthHost                     config, runner, scheduler daemon, plan report
 ///     HearthOutbound                 outbox delivery, webhooks, push providers
 ///     HearthPostgres                 the PostgreSQL backend (libpq)
-///     HearthStore  HearthHTTP  HearthSchedule
+///     HearthStore  HearthHTTP  HearthSchedule  HearthTOML
 ///     HearthKit                      the job SDK; Jobs/ imports only this
 let package = Package(
     name: "Hearth",
@@ -77,6 +77,8 @@ let package = Package(
         .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ", "CLibPQLoader", "CSpawn"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
         .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl", "CCurlLoader"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
         .target(name: "HearthSchedule", dependencies: ["HearthKit"], path: "Sources/HearthSchedule", swiftSettings: upcoming),
+        // The configuration's TOML, parsed into lines-annotated tables (docs/decisions/0001-hand-written-toml-parser.md).
+        .target(name: "HearthTOML", dependencies: ["HearthKit"], path: "Sources/HearthTOML", swiftSettings: upcoming),
         .target(
             name: "HearthOutbound",
             dependencies: [
@@ -90,7 +92,7 @@ let package = Package(
         .target(
             name: "HearthHost",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "CSpawn", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "CSpawn", log, lifecycle,
                 metrics, prometheus,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -139,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "HearthCoreTests",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthTestSupport",
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthHost", "HearthTestSupport",
                 "HearthTesting", log, lifecycle,
             ],
             path: "Tests/HearthCoreTests",

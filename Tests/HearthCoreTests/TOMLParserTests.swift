@@ -1,4 +1,4 @@
-import HearthHost
+import HearthTOML
 import Testing
 
 // MARK: - Helpers

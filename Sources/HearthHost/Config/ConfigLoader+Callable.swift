@@ -1,4 +1,5 @@
 import HearthKit
+import HearthTOML
 
 /// The keys of callable jobs (docs/callables.md#configuration).
 extension ConfigLoader {

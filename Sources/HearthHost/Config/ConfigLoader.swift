@@ -1,5 +1,6 @@
 import Foundation
 package import HearthKit
+import HearthTOML
 import HearthStore
 package import HearthOutbound
 import HearthHTTP

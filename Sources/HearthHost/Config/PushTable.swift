@@ -1,3 +1,4 @@
+import HearthTOML
 import HearthOutbound
 
 /// One `[push.NAME]` table as the provider's settings read it (``PushSettingsTable``): the

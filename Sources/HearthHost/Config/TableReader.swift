@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthTOML
 import HearthStore
 
 /// Reads typed keys from one TOML table and remembers which were read, so that
