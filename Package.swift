@@ -28,6 +28,7 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 ///     HearthServer                   the daemon's HTTP endpoint: metrics, health, status page
 ///     HearthHost                     config, runner, scheduler daemon, plan report
 ///     HearthOutbound                 outbox delivery, webhooks, push providers
+///     HearthAuth                     ID-token verification for callable functions (jwt-kit)
 ///     HearthPostgres                 the PostgreSQL backend (libpq)
 ///     HearthStore  HearthHTTP  HearthSchedule  HearthTOML
 ///     HearthKit                      the job SDK; Jobs/ imports only this
@@ -45,7 +46,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // ID-token verification for callable functions (docs/decisions/0009-jwt-kit-for-id-tokens.md).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         // The daemon's HTTP endpoint and its metrics (docs/operations/monitoring.md); traits
         // off: no swift-configuration, nothing the server does needs them.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -80,11 +83,17 @@ let package = Package(
         // The configuration's TOML, parsed into lines-annotated tables (docs/decisions/0001-hand-written-toml-parser.md).
         .target(name: "HearthTOML", dependencies: ["HearthKit"], path: "Sources/HearthTOML", swiftSettings: upcoming),
         .target(
+            name: "HearthAuth",
+            dependencies: ["HearthKit", log, .product(name: "JWTKit", package: "jwt-kit")],
+            path: "Sources/HearthAuth",
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "HearthOutbound",
             dependencies: [
                 "HearthKit", "HearthStore", log,
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Sources/HearthOutbound",
             swiftSettings: upcoming
@@ -92,7 +101,7 @@ let package = Package(
         .target(
             name: "HearthHost",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "CSpawn", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthAuth", "CSpawn", log, lifecycle,
                 metrics, prometheus,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -102,7 +111,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHost", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthHost", "HearthAuth", log, lifecycle,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -116,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthAuth", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth",
@@ -141,8 +150,12 @@ let package = Package(
         .testTarget(
             name: "HearthCoreTests",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthHost", "HearthTestSupport",
+                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthAuth", "HearthHost", "HearthTestSupport",
                 "HearthTesting", log, lifecycle,
+                // The ID-token tests make keys and sign tokens; the verifier itself only verifies.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/HearthCoreTests",
             resources: [.copy("Fixtures")],

@@ -1,5 +1,5 @@
 package import Crypto
-package import _CryptoExtras
+package import CryptoExtras
 import Foundation
 package import HearthKit
 

@@ -1,4 +1,4 @@
-package import _CryptoExtras
+package import CryptoExtras
 import HearthKit
 
 /// A Google service account key, the JSON file downloaded from the Firebase console

@@ -1,4 +1,5 @@
 import Foundation
+import HearthStore
 import Testing
 import HearthTestSupport
 
@@ -31,11 +32,12 @@ struct HardeningTests {
 
     /// `owner:group mode` as `stat -c '%U:%G %a'` prints it.
     static func owner(_ path: String) -> String {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return "missing" }
-        let user = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? String(st.st_uid)
-        let group = getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } ?? String(st.st_gid)
-        return "\(user):\(group) \(String(UInt32(st.st_mode) & 0o7777, radix: 8))"
+        // Through FileIO: `stat`'s members are not visible here since swift-certificates (through
+        // jwt-kit) is in the build (MemberImportVisibility names CoreFoundation or CDispatch).
+        guard let st = try? FileIO.statPath(path) else { return "missing" }
+        let user = ProcessIdentity.userName(st.uid) ?? String(st.uid)
+        let group = ProcessIdentity.groupName(st.gid) ?? String(st.gid)
+        return "\(user):\(group) \(String(st.mode & 0o7777, radix: 8))"
     }
 
     @Test func aRunAsRootKeepsTheOwnerAndModeOfTheAppsDocumentsAndNewOnesTakeTheDirectorysOwner() async throws {

@@ -345,9 +345,8 @@ struct DirectoryChangeFeedTests {
 
     @Test func endingTheStreamEndsTheThreadAndClosesTheInotifyInstance() async throws {
         let feed = try Feed(["transactions"]) { try $0.write("transactions/g1.json", "{}") }
-        var st = stat()
-        #expect(stat(feed.path("transactions"), &st) == 0)
-        let watch = "ino:\(String(UInt64(st.st_ino), radix: 16)) "
+        let inode = try #require(try FileIO.statPath(feed.path("transactions"))).inode
+        let watch = "ino:\(String(inode, radix: 16)) "
         #expect(Self.inotifyWatchLines().contains { $0.contains(watch) })
         feed.consumer.cancel()
         await feed.control.waitUntilFinished()

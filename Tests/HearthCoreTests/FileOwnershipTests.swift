@@ -21,9 +21,10 @@ struct FileOwnershipTests {
     }
 
     static func owner(_ path: String) throws -> Owner {
-        var st = stat()
-        try #require(stat(path, &st) == 0, "stat \(path)")
-        return Owner(uid: st.st_uid, gid: st.st_gid, mode: UInt32(st.st_mode) & 0o7777)
+        // Through FileIO: `stat`'s members are not visible here since swift-certificates (through
+        // jwt-kit) is in the build (MemberImportVisibility names CoreFoundation or CDispatch).
+        let st = try #require(try FileIO.statPath(path), "stat \(path)")
+        return Owner(uid: st.uid, gid: st.gid, mode: st.mode & 0o7777)
     }
 
     static func set(_ path: String, uid: uid_t, gid: gid_t, mode: UInt32) {

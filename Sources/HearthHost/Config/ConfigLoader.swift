@@ -143,6 +143,7 @@ package struct ConfigLoader: Sendable {
                 config.webhooks.append(w)
             }
         }
+        config.auth = try readAuth(&r)
 
         // Jobs: every registered job gets a config; [jobs.NAME] must name a registered job,
         // or be a command job (it has `command`).

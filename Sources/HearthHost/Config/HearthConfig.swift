@@ -2,6 +2,7 @@ package import Foundation
 package import HearthStore
 package import HearthOutbound
 package import HearthHTTP
+package import HearthAuth
 
 /// The validated configuration (docs/configuration.md#keys). Built by ``ConfigLoader``; every field has the
 /// documented default so a missing config section means "the defaults".
@@ -31,6 +32,9 @@ package struct HearthConfig: Sendable {
     package var callableOrigins: [String] = []
     /// `[server]`: the daemon's HTTP endpoint (nil: off).
     package var server: ServerConfig?
+    /// `[auth]`: how callable functions check ID tokens (docs/operations/callable-auth.md);
+    /// nil: no `[auth]`.
+    package var auth: AuthConfig?
     /// `[store]`: the storage backend (kind, PostgreSQL URL source, lease timeout) and the
     /// modes of new documents and collection directories.
     package var storage = StoreConfig()

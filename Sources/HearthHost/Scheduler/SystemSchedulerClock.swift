@@ -1,5 +1,8 @@
 package import Foundation
 import Dispatch
+// Since swift-crypto 4 and jwt-kit joined the build, the compiler attributes `timespec`'s
+// initializer to CoreFoundation's module, which MemberImportVisibility then needs imported.
+import CoreFoundation
 import Synchronization
 import HearthKit
 

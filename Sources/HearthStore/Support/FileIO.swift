@@ -29,6 +29,8 @@ package enum FileIO {
         package var mode: UInt32
         package var device: UInt64
         package var inode: UInt64
+        package var uid: UInt32
+        package var gid: UInt32
         /// `ctime` in nanoseconds since 1970.
         package var changeTimeNanoseconds: Int64
     }
@@ -38,7 +40,7 @@ package enum FileIO {
         return Stat(
             size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec),
             isDirectory: fmt == S_IFDIR, isRegular: fmt == S_IFREG, isSymlink: fmt == S_IFLNK, mode: UInt32(st.st_mode),
-            device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), uid: UInt32(st.st_uid), gid: UInt32(st.st_gid),
             changeTimeNanoseconds: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import HearthHost
+import HearthAuth
 import HearthKit
 import HearthStore
 import HearthHTTP
@@ -58,8 +59,11 @@ extension Hearth {
                     reloadSource: { try options.loadConfig(logger: logger) }, metrics: metrics, logger: logger)
                 var alongside: [(service: any Service, name: String)] = []
                 if let server = config.server, let metrics {
+                    // The apps' ID tokens (docs/callables.md#id-tokens); keys are fetched on first use.
+                    let verifier = config.auth.map { IDTokenVerifier(config: $0, http: http, clock: SystemClock(), logger: logger) }
                     let endpoint = StatusServer(
-                        server: server, tokens: tokens, daemon: daemon, metrics: metrics, data: store, plans: plans, logger: logger, configFile: config.file)
+                        server: server, tokens: tokens, daemon: daemon, metrics: metrics, data: store, plans: plans, verifier: verifier, logger: logger,
+                        configFile: config.file)
                     alongside.append((endpoint, "http-endpoint"))
                 }
                 try await daemon.runHandlingSignals(logger: logger, alongside: alongside)

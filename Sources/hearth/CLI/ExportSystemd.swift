@@ -103,22 +103,22 @@ extension Hearth {
         /// directory; on PostgreSQL the configuration). The units never run as root (a
         /// root-owned path needs `--user`).
         static func identity(user: String?, group: String?, ownedPath: String, what: String) throws -> (String, String?) {
-            var st = stat()
-            let owned = stat(ownedPath, &st) == 0
+            let st = try? FileIO.statPath(ownedPath)
+            let owned = st != nil
             if user == "root" || user == "0" {
                 throw UsageError("--user root: the units never run as root; pass the user that owns the apps' data (e.g. --user hearth)")
             }
             let unitUser: String
             if let user {
                 unitUser = user
-            } else if owned, st.st_uid != 0 {
-                unitUser = ProcessIdentity.userName(st.st_uid) ?? String(st.st_uid)
+            } else if let st, st.uid != 0 {
+                unitUser = ProcessIdentity.userName(st.uid) ?? String(st.uid)
             } else {
                 throw UsageError("\(what) \(ownedPath) is \(owned ? "owned by root" : "missing"), so the units' user cannot be taken from it; pass --user NAME (the user that owns the apps' data; the units never run as root)")
             }
             if let group { return (unitUser, group) }
-            guard owned, st.st_gid != 0 else { return (unitUser, nil) }
-            return (unitUser, ProcessIdentity.groupName(st.st_gid) ?? String(st.st_gid))
+            guard let st, st.gid != 0 else { return (unitUser, nil) }
+            return (unitUser, ProcessIdentity.groupName(st.gid) ?? String(st.gid))
         }
 
         static func absolute(_ path: String) -> String {
