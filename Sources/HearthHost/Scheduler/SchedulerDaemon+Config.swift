@@ -86,6 +86,7 @@ extension SchedulerDaemon {
             logger.error("cannot read the paused jobs; none is taken as paused until they can be read: \(error)")
         }
         metrics?.prepare(jobs: config.jobs.keys.sorted())
+        metrics?.prepareCalls(jobs: config.jobs.values.filter { $0.callable && $0.enabled }.map(\.name).sorted())
         for name in config.jobs.keys { loadHistory(name) }
         for (name, (jc, schedule)) in schedules {
             var last = now
