@@ -46,9 +46,15 @@ struct CallableRoutes: Sendable {
     private func answer(_ request: Request, name: String, method: HTTPRequest.Method) async -> Response {
         let started = ContinuousClock.now
         var request = request
-        let answer = await answer(&request, name: name, method: method)
-        let elapsed = started.duration(to: .now)
-        metrics.callAnswered(job: name, code: answer.code, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let answer: CallAnswer
+        if let jc = await daemon.config.jobs[name], jc.callable, jc.enabled {
+            answer = await self.answer(&request, name: name, method: method)
+            let elapsed = started.duration(to: .now)
+            metrics.callAnswered(job: name, code: answer.code, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        } else {
+            // No series for a name that is not a callable job: any caller can send any name.
+            answer = .error(CallError(.notFound, "no callable function named \(name)"))
+        }
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
@@ -57,10 +63,8 @@ struct CallableRoutes: Sendable {
         return Response(status: HTTPResponse.Status(code: answer.httpStatus), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
+    /// The answer to a call of `name`, a callable job.
     private func answer(_ request: inout Request, name: String, method: HTTPRequest.Method) async -> CallAnswer {
-        guard let jc = await daemon.config.jobs[name], jc.callable, jc.enabled else {
-            return .error(CallError(.notFound, "no callable function named \(name)"))
-        }
         let badRequest = CallAnswer.error(CallError(.invalidArgument, "Bad Request"))
         guard method == .post, Self.isJSON(request.headers[.contentType]) else { return badRequest }
         guard let buffer = try? await request.collectBody(upTo: Self.maxBody),

@@ -59,3 +59,52 @@ enum HTTPSend {
         return try JSONDecoder().decode(Response.self, from: Data(r.stdout.utf8))
     }
 }
+
+extension HTTPSend {
+    /// A request sent exactly as written: only the headers given (and `Host`, `Content-Length`).
+    struct Exchange: Encodable {
+        var method: String
+        var url: String
+        var headers: [String: String]
+        var body: String?
+    }
+
+    /// What came back: the status, the headers (names in lower case), the body, and the body
+    /// as canonical JSON (keys sorted, no spaces; nil when it is not JSON) so that two answers
+    /// compare as JSON values.
+    struct Answered: Decodable, Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+        var json: String?
+    }
+
+    static let exchangeScript = """
+        import http.client, json, sys, urllib.parse
+        from concurrent.futures import ThreadPoolExecutor
+        def send(r):
+            u = urllib.parse.urlsplit(r["url"])
+            c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+            body = r["body"].encode() if r.get("body") is not None else None
+            c.request(r["method"], u.path + ("?" + u.query if u.query else ""), body=body, headers=r["headers"])
+            response = c.getresponse()
+            raw = response.read().decode("utf-8", "replace")
+            c.close()
+            try:
+                canonical = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            except ValueError:
+                canonical = None
+            return {"status": response.status, "headers": {k.lower(): v for k, v in response.getheaders()}, "body": raw, "json": canonical}
+        with ThreadPoolExecutor(4) as pool:
+            print(json.dumps(list(pool.map(send, json.loads(sys.stdin.read())))))
+        """
+
+    /// Sends `requests` through Python's `http.client` (urllib adds a `Content-Type` of its
+    /// own), four at a time, and returns the answers in the same order.
+    static func exchange(_ requests: [Exchange]) async throws -> [Answered] {
+        let input = String(decoding: try JSONEncoder().encode(requests), as: UTF8.self)
+        let r = try await ExternalTool.python(exchangeScript, stdin: input)
+        guard r.status == 0 else { throw HTTPProbe.ProbeFailed(message: "\(requests.count) requests: \(r.stderr)") }
+        return try JSONDecoder().decode([Answered].self, from: Data(r.stdout.utf8))
+    }
+}
