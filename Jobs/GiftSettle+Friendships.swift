@@ -1,6 +1,6 @@
 import HearthKit
 
-/// The friendships gift-settle reads with `requireFriendship` (docs/jobs/gift-settle.md#what-a-verdict-rests-on).
+/// The friendships gift-settle and send-gift read with `requireFriendship` (docs/jobs/gift-settle.md#what-a-verdict-rests-on).
 extension GiftSettle {
     /// Two user ids in sorted order (a friendship's key).
     struct Pair: Hashable, Sendable {
@@ -14,6 +14,14 @@ extension GiftSettle {
         var pair: Pair
         var accepted: Bool
         var document: Document
+
+        /// A `friendships` document's pair, status and path and version; nil without both user ids.
+        init?(_ d: Document) throws(FieldError) {
+            guard let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
+            pair = Pair(a, b)
+            accepted = try d.string("status") == "accepted"
+            document = d.pathAndVersion
+        }
     }
 
     /// The friendships a run read: the accepted pairs, and every document of each pair (what a

@@ -13,8 +13,8 @@ public import HearthKit
 ///   `giftsGiven += 1`; receiver `points += amount`, `totalPointsEarned += amount`,
 ///   `giftsReceived += 1` (missing fields start from the decoder defaults); the transaction gets
 ///   `status: "completed"`, `completedAt: S` and the four cached names; the receiver gets
-///   `notifications/gift-{id}` and its push. Each user document is written once, with its
-///   final figures, and only when they changed.
+///   `notifications/gift-{id}` and its push (``GiftSettlement``, which `send-gift` shares).
+///   Each user document is written once, with its final figures, and only when they changed.
 /// - A gift whose sender or receiver document is invalid input stays pending, with a warning.
 /// - Events `gift.completed-{id}` and `gift.failed-{id}`.
 ///
@@ -42,7 +42,7 @@ public struct GiftSettle: Job {
         ordered: true
     )
 
-    static let notificationType = "gift_received"
+    static let notificationType = GiftSettlement.notificationType
     /// The memo of the transactions that are not pending gifts; rename it when that rule changes.
     static let pendingGiftsMemo = "pending-gifts-v1"
     /// The transactions the scan keeps: `type` is the string `"gift"` and `status` the string `"pending"`.
@@ -95,7 +95,7 @@ public struct GiftSettle: Job {
             createdAt = d["createdAt"].flatMap(Timestamp.date(from:))
             from = d["fromUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             to = d["toUserId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-            if case .int(let i)? = d["amount"], i >= 1 { amount = i } else { amount = nil }
+            amount = GiftSettlement.amount(d["amount"])
             rawFrom = d["fromUserId"] ?? .null
             rawTo = d["toUserId"] ?? .null
             rawAmount = d["amount"] ?? .null
@@ -113,37 +113,12 @@ public struct GiftSettle: Job {
         }
     }
 
-    /// The fields of a campus user this job reads and writes (decoder defaults when missing).
-    struct Account: Sendable {
-        /// Path and version only, as for ``Gift``.
-        var document: Document
-        var name: String
-        var username: String
-        var points: Int64
-        var totalPointsEarned: Int64
-        var totalPointsGifted: Int64
-        var giftsGiven: Int64
-        var giftsReceived: Int64
-        var tokens: [String]
-
-        init(_ d: Document, provider: PushProviderKind) throws(FieldError) {
-            document = d.pathAndVersion
-            name = try d.string("name") ?? ""
-            username = try d.string("username") ?? ""
-            points = try d.int("points") ?? CampusUser.defaultPoints
-            totalPointsEarned = try d.int("totalPointsEarned") ?? CampusUser.defaultTotalPointsEarned
-            totalPointsGifted = try d.int("totalPointsGifted") ?? 0
-            giftsGiven = try d.int("giftsGiven") ?? 0
-            giftsReceived = try d.int("giftsReceived") ?? 0
-            tokens = DeviceTokens(of: d, provider: provider).tokens
-        }
-    }
+    typealias Account = GiftSettlement.Account
 
     /// What a gift's transaction becomes.
     enum Outcome {
         case failed(Failure)
-        /// The names the transaction caches (sender's and receiver's name and username).
-        case completed(fromName: String, toName: String, fromUsername: String, toUsername: String)
+        case completed(GiftSettlement)
     }
 
     /// Up to this many users named, a full run looks their friendships up by `userId1` (a store
@@ -194,10 +169,7 @@ public struct GiftSettle: Job {
 
         var friendships = Friendships()
         if requireFriendship {
-            let pairOf: @Sendable (Document) throws(FieldError) -> Friendship? = { d throws(FieldError) -> Friendship? in
-                guard let a = try d.string("userId1"), let b = try d.string("userId2") else { return nil }
-                return Friendship(pair: Pair(a, b), accepted: try d.string("status") == "accepted", document: d.pathAndVersion)
-            }
+            let pairOf: @Sendable (Document) throws(FieldError) -> Friendship? = { d throws(FieldError) in try Friendship(d) }
             let found: [Friendship]
             if context.changes != nil || named.count <= Self.friendshipSearchLimit {
                 // A few gifts: the friendships whose `userId1` is a user they name (each pair
@@ -212,9 +184,7 @@ public struct GiftSettle: Job {
 
         let oldest = T.addingTimeInterval(-expireAfter)
         var changed = Set<String>()
-        if !notificationsAllowed {
-            context.warn("gift_received is not in [notifications].types: gifts settle, but no notification is written and nothing is pushed")
-        }
+        if !notificationsAllowed { context.warn(GiftSettlement.notificationTypeMissing) }
         // Transactions are written after the loop, read again a chunk at a time, in the gifts'
         // order; one that is no longer readable fails the run (its balances moved with it).
         var outcomes: [(gift: Int, outcome: Outcome)] = []
@@ -225,19 +195,14 @@ public struct GiftSettle: Job {
                 outcomes.append((i, .failed(failure)))
             case .leavePending(let invalidFiles):
                 context.warn("\(g.document.path.relativeFile): left pending because \(invalidFiles) is invalid (see its warning); it settles once that is fixed")
-            case .settle(var sender, var receiver, let amount):
-                sender.points -= amount
-                sender.totalPointsGifted += amount
-                sender.giftsGiven += 1
-                receiver.points += amount
-                receiver.totalPointsEarned += amount
-                receiver.giftsReceived += 1
-                accounts[sender.document.id] = sender
-                accounts[receiver.document.id] = receiver
-                changed.insert(sender.document.id)
-                changed.insert(receiver.document.id)
-                settle(g, amount: amount, sender: sender, receiver: receiver, now: now, existing: existingNotifications, context: context)
-                outcomes.append((i, .completed(fromName: sender.name, toName: receiver.name, fromUsername: sender.username, toUsername: receiver.username)))
+            case .settle(let settlement):
+                accounts[settlement.sender.id] = settlement.sender
+                accounts[settlement.receiver.id] = settlement.receiver
+                changed.insert(settlement.sender.id)
+                changed.insert(settlement.receiver.id)
+                // The id is deterministic; a notification already there (a gift re-opened by hand) is kept.
+                settlement.announce(notify: notificationsAllowed && !existingNotifications.contains("gift-\(g.id)"), context: context)
+                outcomes.append((i, .completed(settlement)))
             }
         }
         // Each transaction and user is written once, so the writes run on all cores.
@@ -252,13 +217,8 @@ public struct GiftSettle: Job {
                     o["status"] = "failed"
                     o["failureReason"] = .string(failure.rawValue)
                     o["failedAt"] = now
-                case .completed(let fromName, let toName, let fromUsername, let toUsername):
-                    o["status"] = "completed"
-                    o["completedAt"] = now
-                    o["fromUserName"] = .string(fromName)
-                    o["toUserName"] = .string(toName)
-                    o["fromUsername"] = .string(fromUsername)
-                    o["toUsername"] = .string(toUsername)
+                case .completed(let settlement):
+                    settlement.complete(&o)
                 }
             }
         }
@@ -269,13 +229,7 @@ public struct GiftSettle: Job {
         try await context.rereadConcurrently(written.map(\.document)) { i, document in
             let a = written[i]
             guard let document else { throw DocumentChangedError(path: a.document.path) }
-            context.update(document) { o in
-                Self.set(&o, "points", a.points, default: CampusUser.defaultPoints)
-                Self.set(&o, "totalPointsEarned", a.totalPointsEarned, default: CampusUser.defaultTotalPointsEarned)
-                Self.set(&o, "totalPointsGifted", a.totalPointsGifted, default: 0)
-                Self.set(&o, "giftsGiven", a.giftsGiven, default: 0)
-                Self.set(&o, "giftsReceived", a.giftsReceived, default: 0)
-            }
+            context.update(document) { o in GiftSettlement.writeFigures(of: a, into: &o) }
         }
     }
 
@@ -284,7 +238,8 @@ public struct GiftSettle: Job {
         case fail(Failure)
         /// A user document it needs is invalid input (the files, for the warning).
         case leavePending(String)
-        case settle(sender: Account, receiver: Account, amount: Int64)
+        /// The gift moved: its users with their new figures.
+        case settle(GiftSettlement)
     }
 
     /// The rules of docs/jobs/gift-settle.md#failure-codes, in order. Each verdict records what
@@ -318,24 +273,11 @@ public struct GiftSettle: Job {
         if sender.points < amount { return .fail(.insufficientPoints) }
         context.depend(on: receiver.document)
         // An amount within the sender's balance can still overflow the receiver's figures.
-        if receiver.points.addingReportingOverflow(amount).overflow || receiver.totalPointsEarned.addingReportingOverflow(amount).overflow
-            || sender.totalPointsGifted.addingReportingOverflow(amount).overflow
-        {
+        guard let settlement = GiftSettlement(transactionID: g.id, amount: amount, sender: sender, receiver: receiver, startTime: context.startTime) else {
             context.warn("\(g.document.path.relativeFile): amount \(amount) would overflow a balance; failed as invalid_amount")
             return .fail(.invalidAmount)
         }
-        return .settle(sender: sender, receiver: receiver, amount: amount)
-    }
-
-    /// Writes `value` unless the field already reads as it (a missing field reads as `default`).
-    static func set(_ o: inout JSONObject, _ field: String, _ value: Int64, default def: Int64) {
-        let current: Int64? = switch o[field] {
-        case nil, .null?: def
-        case .int(let i)?: i
-        case .double(let d)? where d == d.rounded() && abs(d) < 9.2e18: Int64(d)
-        default: nil
-        }
-        if current != value { o[field] = .int(value) }
+        return .settle(settlement)
     }
 
     /// The failed gift's event (its transaction is written after the loop).
@@ -344,32 +286,6 @@ public struct GiftSettle: Job {
         context.queue(.event("gift.failed", id: "gift.failed-\(g.id)", data: JSONObject([
             ("transactionId", .string(g.id)), ("fromUserId", g.rawFrom), ("toUserId", g.rawTo),
             ("amount", g.rawAmount), ("failureReason", .string(failure.rawValue)), ("failedAt", now),
-        ])))
-    }
-
-    /// The settled gift's notification, push and event (its transaction and users are written
-    /// after the loop).
-    private func settle(_ g: Gift, amount: Int64, sender: Account, receiver: Account, now: JSONValue, existing: Set<String>, context: JobContext) {
-        if notificationsAllowed {
-            let nid = "gift-\(g.id)"
-            let title = "Points received!"
-            let message = "\(sender.name) sent you \(amount) points"
-            let actionURL = "/transactions/\(g.id)"
-            // The id is deterministic; one already there (a gift re-opened by hand) is kept.
-            if let path = try? DocumentPath("notifications", nid), !existing.contains(nid), !context.isInvalid(path) {
-                context.create(path, JSONObject([
-                    ("userId", .string(receiver.document.id)), ("type", .string(Self.notificationType)), ("title", .string(title)),
-                    ("message", .string(message)), ("relatedUserId", .string(sender.document.id)), ("relatedTransactionId", .string(g.id)),
-                    ("read", false), ("createdAt", now), ("actionUrl", .string(actionURL)),
-                ]))
-                PushMessages.queue(
-                    notificationID: nid, userID: receiver.document.id, tokens: receiver.tokens, title: title, body: message,
-                    type: Self.notificationType, actionURL: actionURL, createdAt: context.startTime, context: context)
-            }
-        }
-        context.queue(.event("gift.completed", id: "gift.completed-\(g.id)", data: JSONObject([
-            ("transactionId", .string(g.id)), ("fromUserId", .string(sender.document.id)), ("toUserId", .string(receiver.document.id)),
-            ("amount", .int(amount)), ("completedAt", now),
         ])))
     }
 }

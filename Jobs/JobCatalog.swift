@@ -15,5 +15,7 @@ public enum JobCatalog {
         XPLeaderboard.self,
         FriendNotify.self,
         ConversationSync.self,
+        SendGift.self,
+        AwardXP.self,
     ])
 }

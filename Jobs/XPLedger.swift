@@ -1,7 +1,7 @@
 import HearthKit
 
 /// The users' XP accounts (`userXP/{userId}`) as one run sees them, and the one way jobs
-/// award XP (docs/jobs/achievement-unlock.md#when-an-achievement-unlocks "XP and levels", used by `xp-award` and `achievement-unlock`).
+/// award XP (docs/jobs/xp-and-levels.md, used by `xp-award`, `achievement-unlock` and `award-xp`).
 ///
 /// An award works like the apps' own `awardXP`: `previousTotal` / `previousLevel` are the
 /// values stored before the award (never recomputed from the tier table), `newTotal` adds the
@@ -39,12 +39,21 @@ struct XPLedger {
     /// document invalid input: its user gets no XP this run (see ``canAward(_:context:)``).
     /// A missing `totalXP` reads as 0, a missing `currentLevel` as the tier of the total.
     init(context: JobContext) async throws {
-        let docs = try await context.decode("userXP") { d throws(FieldError) -> Account? in
-            let total = try d.int("totalXP") ?? 0
-            let level = try d.int("currentLevel") ?? Int64(XPLevels.tier(for: total).level)
-            return Account(document: d, totalXP: total, currentLevel: level)
-        }
-        for a in docs { accounts[a.document!.id] = a }
+        for (id, a) in try await context.decode("userXP", Self.account) { accounts[id] = a }
+    }
+
+    /// Loads the `userXP` documents of `userIDs` only (a call's one user), with the same rules;
+    /// an id that cannot name a document is left out (``canAward(_:context:)`` is false for it).
+    init(context: JobContext, users userIDs: [String]) async throws {
+        let paths = userIDs.compactMap { try? DocumentPath("userXP", $0) }
+        for (id, a) in try await context.decode(paths, Self.account) { accounts[id] = a }
+    }
+
+    /// A `userXP` document's account, by user id.
+    private static func account(_ d: Document) throws(FieldError) -> (String, Account)? {
+        let total = try d.int("totalXP") ?? 0
+        let level = try d.int("currentLevel") ?? Int64(XPLevels.tier(for: total).level)
+        return (d.id, Account(document: d, totalXP: total, currentLevel: level))
     }
 
     /// Total XP of `userID` including this run's awards (0 without a `userXP` document).
@@ -52,6 +61,16 @@ struct XPLedger {
 
     /// Current level of `userID` including this run's awards (1 without a `userXP` document).
     func level(_ userID: String) -> Int64 { accounts[userID]?.currentLevel ?? 1 }
+
+    /// Records that a decision rests on `userID`'s XP account as this run read it: its
+    /// document, or its absence (``JobContext/depend(on:)``).
+    func dependOnAccount(_ userID: String, context: JobContext) {
+        if let document = accounts[userID]?.document {
+            context.depend(on: document)
+        } else if let path = try? DocumentPath("userXP", userID) {
+            context.depend(onAbsent: path)
+        }
+    }
 
     /// False when the user's `userXP` document cannot be written (it is invalid input, or the
     /// id cannot name a document), so no XP may be awarded to them.

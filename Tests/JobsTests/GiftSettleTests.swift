@@ -14,48 +14,6 @@ struct GiftSettleTests {
     static let now = "2026-11-18T12:00:00Z"
     static let S = "2026-11-18T12:00:00.000Z"
 
-    /// alice 100 points (with a device token), bob 0, carol written by an older app (every
-    /// figure missing: the decoder defaults, 500 points), dave 10.
-    static let users: [String: String] = [
-        "users/alice": """
-            {
-              "name": "Alice Chen",
-              "username": "alice",
-              "points": 100,
-              "totalPointsEarned": 600,
-              "totalPointsGifted": 20,
-              "giftsGiven": 1,
-              "giftsReceived": 0,
-              "fcmTokens": [
-                "token-alice-0123456789"
-              ]
-            }
-            """,
-        "users/bob": """
-            {
-              "name": "Bob Okafor",
-              "username": "bob",
-              "points": 0,
-              "totalPointsEarned": 500,
-              "totalPointsGifted": 500,
-              "giftsGiven": 9,
-              "giftsReceived": 2
-            }
-            """,
-        "users/carol": """
-            {
-              "name": "Carol Patel"
-            }
-            """,
-        "users/dave": """
-            {
-              "name": "Dave Rossi",
-              "username": "dave",
-              "points": 10
-            }
-            """,
-    ]
-
     func makeUsers() throws -> TestDataDirectory {
         let d = try TestDataDirectory()
         for (path, json) in Self.users { try d.writeDocument(path, json) }
@@ -132,29 +90,9 @@ struct GiftSettleTests {
               "toUsername": ""
             }
             """)
-        #expect(d.documentText("users/alice") == """
-            {
-              "name": "Alice Chen",
-              "username": "alice",
-              "points": 60,
-              "totalPointsEarned": 600,
-              "totalPointsGifted": 60,
-              "giftsGiven": 2,
-              "giftsReceived": 0,
-              "fcmTokens": [
-                "token-alice-0123456789"
-              ]
-            }
-            """)
+        #expect(d.documentText("users/alice") == Self.aliceAfterGiving40)
         // carol's missing figures start from the decoder defaults (500 points, 500 earned).
-        #expect(d.documentText("users/carol") == """
-            {
-              "name": "Carol Patel",
-              "points": 540,
-              "totalPointsEarned": 540,
-              "giftsReceived": 1
-            }
-            """)
+        #expect(d.documentText("users/carol") == Self.carolAfterReceiving40)
         #expect(d.documentText("notifications/gift-g1") == """
             {
               "userId": "carol",

@@ -30,7 +30,7 @@ struct TriggerConfigTests {
             "gift-settle": ["transactions"], "friend-notify": ["friendships"], "report-triage": ["reports"], "gig-quality-score": ["gigs"],
             "xp-award": ["trades", "userChallenges", "collaborations"], "achievement-unlock": ["userXP", "trades", "userChallenges"],
             "notification-fanout": ["notifications", "broadcasts"], "conversation-sync": ["messages", "conversations"],
-            "leaderboard-rebuild": [], "xp-leaderboard": [], "weekly-bonus": [], "streak-reset": [],
+            "leaderboard-rebuild": [], "xp-leaderboard": [], "weekly-bonus": [], "streak-reset": [], "send-gift": [], "award-xp": [],
         ])
         #expect(config.jobs.values.allSatisfy { $0.triggerDelay == .milliseconds(20) })
         for d in JobCatalog.registry.descriptors {
