@@ -74,10 +74,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    server = Server(("127.0.0.1", args.port), Handler)
-    test_routes.exit_when_parent_goes(lambda: os._exit(0))
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    test_routes.serve_until_parent_goes(Server(("127.0.0.1", args.port), Handler))
 
 
 if __name__ == "__main__":

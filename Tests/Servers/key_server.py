@@ -16,11 +16,12 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_routes  # noqa: E402
+from http_test_server import Server  # noqa: E402
 
 LOCK = threading.Lock()
 FETCHES = {}
@@ -73,13 +74,6 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(200, body, headers)
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        pass
-
-
 def main():
     global DIRECTORY
     parser = argparse.ArgumentParser()
@@ -87,10 +81,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     DIRECTORY = args.dir
-    server = Server(("127.0.0.1", args.port), Handler)
-    test_routes.exit_when_parent_goes(lambda: os._exit(0))
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
+    test_routes.serve_until_parent_goes(Server(("127.0.0.1", args.port), Handler))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Routes:
 anything else       404
 """
 import json
+import os
 import threading
 from urllib.parse import parse_qs, urlsplit
 
@@ -115,3 +116,11 @@ def exit_when_parent_goes(exit_function):
         exit_function()
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def serve_until_parent_goes(server):
+    """Prints the server's port (what the test waits for), then serves until the test process
+    goes away (see exit_when_parent_goes)."""
+    exit_when_parent_goes(lambda: os._exit(0))
+    print(server.server_address[1], flush=True)
+    server.serve_forever()

@@ -178,7 +178,7 @@ final class IDTokenFixture: Sendable {
             let keyFile = path("\(key.kid).key.pem")
             try key.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: keyFile) }
-            entries.append((key.kid, .string(try await runPython(["make_key_certificate.py", keyFile]))))
+            entries.append((key.kid, .string(try await LocalServers.runScript("make_key_certificate.py", [keyFile]))))
         }
         return String(decoding: JSONWriter.compactBytes(.object(JSONObject(entries))), as: UTF8.self)
     }
@@ -191,42 +191,5 @@ final class IDTokenFixture: Sendable {
 
     func verifier(_ source: AuthConfig.KeySource, clock: SteppedClock) -> IDTokenVerifier {
         IDTokenVerifier(config: AuthConfig(source: source, issuer: Self.issuer, audience: Self.project), http: http, clock: clock)
-    }
-
-    /// Runs `Tests/Servers/ARGUMENTS[0]` with the rest, `input` on stdin; its stdout, or throws
-    /// with its stderr when it fails.
-    func runPython(_ arguments: [String], input: String = "") async throws -> String {
-        var arguments = arguments
-        arguments[0] = LocalServers.serversDirectory.appendingPathComponent(arguments[0]).path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdin = Pipe(), stdout = path("python-\(UUID().uuidString).out"), stderr = path("python-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderr, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: stdout)
-            try? FileManager.default.removeItem(atPath: stderr)
-        }
-        process.standardInput = stdin
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-                return
-            }
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        process.terminationHandler = nil
-        guard status == 0 else {
-            throw LocalServerError.commandFailed(arguments[0], log: (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")
-        }
-        return try String(contentsOfFile: stdout, encoding: .utf8)
     }
 }

@@ -95,6 +95,40 @@ enum LocalServers {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Runs `Tests/Servers/<script>` with `python3`, `input` on its stdin, to its end; its
+    /// stdout, or ``LocalServerError/commandFailed(_:log:)`` with its stderr when it fails.
+    static func runScript(_ script: String, _ arguments: [String], input: String = "") async throws -> String {
+        let directory = try temporaryDirectory("hearth-script")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stdout = directory.appendingPathComponent("stdout"), stderr = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", serversDirectory.appendingPathComponent(script).path] + arguments
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+                return
+            }
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
+        process.terminationHandler = nil  // the handler would keep the Process alive
+        guard status == 0 else {
+            throw LocalServerError.commandFailed(script, log: (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
+        }
+        return try String(contentsOf: stdout, encoding: .utf8)
+    }
+
     /// A fresh temporary directory, removed by the caller.
     static func temporaryDirectory(_ prefix: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory
@@ -237,28 +271,11 @@ struct TestCertificateAuthority: Sendable {
     /// A CA whose server certificate covers `names` (DNS names or IP addresses).
     static func make(names: [String] = ["localhost", "127.0.0.1"]) async throws -> TestCertificateAuthority {
         let directory = try LocalServers.temporaryDirectory("hearth-ca")
-        let script = LocalServers.serversDirectory.appendingPathComponent("make_test_ca.py").path
-        let logFile = directory.appendingPathComponent("make_test_ca.log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, directory.path] + names
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        process.terminationHandler = nil  // the handler would keep the Process alive
-        guard status == 0 else {
-            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        do {
+            _ = try await LocalServers.runScript("make_test_ca.py", [directory.path] + names)
+        } catch {
             try? FileManager.default.removeItem(at: directory)
-            throw LocalServerError.commandFailed("make_test_ca.py", log: log)
+            throw error
         }
         return TestCertificateAuthority(directory: directory)
     }
