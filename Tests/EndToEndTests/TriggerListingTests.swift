@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import HearthTestSupport
 
-/// `hearth list` and `hearth check` show each job's triggers (docs/triggers.md#seeing-them); a
-/// bad trigger is a configuration error before anything runs.
+/// `hearth list` and `hearth check` show each job's triggers (docs/triggers.md#seeing-them) and
+/// whether apps can call it (docs/callables.md#configuration); a bad trigger is a configuration
+/// error before anything runs.
 @Suite("triggers in hearth list and hearth check")
 struct TriggerListingTests {
     static let config = """
@@ -21,8 +22,11 @@ struct TriggerListingTests {
         "achievement-unlock": ["userXP", "trades", "userChallenges"], "conversation-sync": ["messages", "conversations"], "friend-notify": [],
         "gift-settle": ["transactions", "friendships"], "gig-quality-score": ["gigs"], "leaderboard-rebuild": [],
         "notification-fanout": ["notifications", "broadcasts"], "report-triage": ["reports"], "streak-reset": [], "weekly-bonus": [],
-        "xp-award": ["trades", "userChallenges", "collaborations"], "xp-leaderboard": [],
+        "xp-award": ["trades", "userChallenges", "collaborations"], "xp-leaderboard": [], "send-gift": [], "award-xp": [],
     ]
+
+    /// The callable jobs (the others are not).
+    static let callable: Set<String> = ["send-gift", "award-xp"]
 
     func setUp() throws -> TempDirectory {
         let s = try TempDirectory("hearth-e2e")
@@ -38,7 +42,7 @@ struct TriggerListingTests {
         #expect(list.status == 0, "\(list.stderr)")
         let lines = list.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("JOB ") == true)
-        #expect(lines.first?.hasSuffix("  TRIGGERS") == true)
+        #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true).suffix(2) == ["TRIGGERS", "CALLS"])
         var shown: [String: String] = [:]
         for row in lines.dropFirst() {
             let job = String(row.prefix { $0 != " " })
@@ -47,7 +51,9 @@ struct TriggerListingTests {
         #expect(Set(shown.keys) == Set(Self.expected.keys))
         for (job, triggers) in Self.expected {
             let text = triggers.isEmpty ? "none" : triggers.joined(separator: ", ")
-            #expect(shown[job]?.hasSuffix("  " + text) == true, "\(shown[job] ?? "no row for \(job)")")
+            // The last two columns: TRIGGERS, then CALLS.
+            let cells = (shown[job] ?? "").components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            #expect(cells.suffix(2) == [text, Self.callable.contains(job) ? "auth required" : "no"], "\(shown[job] ?? "no row for \(job)")")
         }
 
         let json = try await HearthProcess.run(["list", "--config", "hearth.toml", "--format", "json"], in: s.path)
@@ -72,6 +78,7 @@ struct TriggerListingTests {
         #expect(check.status == 0, "\(check.stderr)")
         #expect(check.stdout == """
             triggers: achievement-unlock: userXP, trades, userChallenges (triggerDelay 20ms)
+            triggers: award-xp: none
             triggers: conversation-sync: messages, conversations (triggerDelay 20ms)
             triggers: friend-notify: none
             triggers: gift-settle: transactions, friendships (triggerDelay 50ms)
@@ -79,10 +86,13 @@ struct TriggerListingTests {
             triggers: leaderboard-rebuild: none
             triggers: notification-fanout: notifications, broadcasts (triggerDelay 20ms)
             triggers: report-triage: reports (triggerDelay 20ms)
+            triggers: send-gift: none
             triggers: streak-reset: none
             triggers: weekly-bonus: none
             triggers: xp-award: trades, userChallenges, collaborations (triggerDelay 20ms)
             triggers: xp-leaderboard: none
+            calls: award-xp: auth required
+            calls: send-gift: auth required
             Checked 1 documents in 1 collections: all valid.
 
             """)
