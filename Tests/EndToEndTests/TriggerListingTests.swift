@@ -93,6 +93,7 @@ struct TriggerListingTests {
             triggers: xp-leaderboard: none
             calls: award-xp: auth required
             calls: send-gift: auth required
+            calls: no [auth]: calls to award-xp, send-gift are answered 401 UNAUTHENTICATED until [auth] names where the apps' ID-token keys are (docs/callables.md#id-tokens)
             Checked 1 documents in 1 collections: all valid.
 
             """)

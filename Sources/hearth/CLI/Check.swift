@@ -17,6 +17,15 @@ extension Hearth {
 
         @OptionGroup var listing: ListingFormat
 
+        /// The callable jobs that need an ID token while `[auth]` is absent: every call to them is
+        /// answered `401 UNAUTHENTICATED` (docs/callables.md#id-tokens). Nil: none.
+        static func callsWithoutKeys(_ config: HearthConfig) -> String? {
+            guard config.auth == nil else { return nil }
+            let names = config.jobs.values.filter { $0.callable && $0.enabled && $0.callAuth == .required }.map(\.name).sorted()
+            guard !names.isEmpty else { return nil }
+            return "no [auth]: calls to \(names.joined(separator: ", ")) are answered 401 UNAUTHENTICATED until [auth] names where the apps' ID-token keys are (docs/callables.md#id-tokens)"
+        }
+
         func run() async throws {
             try await global.withStore(listing: listing) { logger, config, data in
                 for (name, jc) in config.jobs.sorted(by: { $0.key < $1.key }) {
@@ -40,7 +49,8 @@ extension Hearth {
                     let triggers = jobs.map { name, jc in
                         "triggers: \(name): " + (jc.triggers.isEmpty ? "none" : "\(jc.triggers.joined(separator: ", ")) (triggerDelay \(DurationFormat.format(jc.triggerDelay)))") + "\n"
                     }
-                    let calls = jobs.filter { $0.value.callable }.map { name, jc in "calls: \(name): auth \(jc.callAuth.rawValue)\n" }
+                    var calls = jobs.filter { $0.value.callable }.map { name, jc in "calls: \(name): auth \(jc.callAuth.rawValue)\n" }
+                    if let unchecked = Self.callsWithoutKeys(config) { calls.append("calls: \(unchecked)\n") }
                     emit(triggers.joined() + calls.joined() + report.text)
                 }
                 if !report.issues.isEmpty { throw ExitCode(ExitStatus.dataError) }

@@ -37,6 +37,7 @@ extension Hearth {
                 let logger = try global.bootstrap()
                 let config = try global.loadConfig(logger: logger)
                 let store = try global.openStore(config)
+                if let unchecked = Check.callsWithoutKeys(config) { logger.warning("\(unchecked)") }
                 let clock = SystemSchedulerClock()
                 // One HTTP client (created on first use) for the jobs, the outbox and the pings.
                 let http = LazyCurlTransport(config: config.http)
