@@ -246,7 +246,7 @@ struct CallableProtocolTests {
         try dir.write("hearth.toml", config)
         let running = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path, environment: ["HEARTH_OPS_TOKEN": operatorToken])
         let stderr = StderrCollector(running.stderrPipe)
-        try await stderr.waitFor("HTTP endpoint listening", timeout: 60)
+        try await stderr.waitFor("HTTP endpoint listening", timeout: .seconds(60))
         let port = stderr.text.split(separator: " ").first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst(5).prefix { $0.isNumber }) }
         return MonitoringEndToEndTests.Daemon(dir: dir, running: running, stderr: stderr, port: try #require(port, "no port in: \(stderr.text)"))
     }

@@ -39,21 +39,19 @@ struct DaemonEndToEndTests {
         }.sorted { $0.logicalTime < $1.logicalTime }
     }
 
-    /// Polls until `condition` holds for the records (at most `timeout`).
-    static func waitForRecords(_ dir: TempDirectory, timeout: TimeInterval, _ condition: ([Record]) -> Bool) async throws -> [Record] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let r = try await records(dir)
-            if condition(r) || Date() > deadline { return r }
-            try await Task.sleep(for: .milliseconds(250))
+    /// The records once `condition` holds for them: polled, every 250 ms (`hearth history` is
+    /// a process of its own, and nothing tells when the daemon writes one).
+    static func waitForRecords(_ dir: TempDirectory, _ what: String, timeout: Duration, stderr: StderrCollector, sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([Record]) -> Bool) async throws -> [Record] {
+        var last: [Record] = []
+        return try await eventually("\(what) (\(last.count) records); stderr: \(stderr.text)", timeout: timeout, pollEvery: .milliseconds(250), sourceLocation: sourceLocation) {
+            last = try await records(dir)
+            return condition(last) ? last : nil
         }
     }
 
-    static func waitForDatagram(_ listener: NotifySocketListener, _ wanted: String, seen: inout [String], timeout: TimeInterval = 10) async throws -> Bool {
-        await listener.wait(timeout: .seconds(timeout)) {
-            seen += listener.received()
-            return seen.contains { $0.split(separator: "\n").contains(Substring(wanted)) }
-        }
+    /// Whether the datagram `text` has the line `wanted`.
+    static func lines(_ text: String, contain wanted: String) -> Bool {
+        text.split(separator: "\n").contains(Substring(wanted))
     }
 
     /// Waits for `process` to exit; after `timeout` kills it (so a hung daemon fails the test
@@ -90,12 +88,11 @@ struct DaemonEndToEndTests {
         defer { listener.close() }
         let daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path, environment: ["NOTIFY_SOCKET": listener.path])
         defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
-        var notifications: [String] = []
         let stderr = StderrCollector(daemon.stderrPipe)
-        #expect(try await Self.waitForDatagram(listener, "READY=1", seen: &notifications), "no READY=1; stderr: \(stderr.text)")
+        var notifications = try await listener.wait("READY=1; stderr: \(stderr.text)") { Self.lines($0, contain: "READY=1") }
 
         // Runs every 2 s, each with its slot (a whole multiple of 2 s) as logical time.
-        let first = try await Self.waitForRecords(dir, timeout: 10) { $0.count >= 2 }
+        let first = try await Self.waitForRecords(dir, "two runs", timeout: .seconds(10), stderr: stderr) { $0.count >= 2 }
         #expect(first.count >= 2, "stderr: \(stderr.text)")
         for r in first {
             #expect(r.trigger == "schedule")
@@ -115,7 +112,7 @@ struct DaemonEndToEndTests {
         kill(daemon.process.processIdentifier, SIGHUP)
         try await stderr.waitFor("configuration reloaded")
         let reloadedAt = Date()
-        let after = try await Self.waitForRecords(dir, timeout: 12) { rs in rs.filter { $0.logicalTime > reloadedAt }.count >= 2 }
+        let after = try await Self.waitForRecords(dir, "two runs after the reload", timeout: .seconds(12), stderr: stderr) { rs in rs.filter { $0.logicalTime > reloadedAt }.count >= 2 }
         let afterReload = after.filter { $0.logicalTime > reloadedAt }
         #expect(afterReload.count >= 2, "stderr: \(stderr.text)")
         for r in afterReload { #expect(r.logicalTime.timeIntervalSince1970.truncatingRemainder(dividingBy: 3) == 0) }
@@ -125,7 +122,7 @@ struct DaemonEndToEndTests {
         #expect(exited, "no exit within 15 s of SIGTERM (killed); stderr: \(stderr.text)")
         #expect(daemon.process.terminationStatus == 0, "stderr: \(stderr.text)")
         #expect(stderr.text.contains("scheduler stopped"))
-        #expect(try await Self.waitForDatagram(listener, "STOPPING=1", seen: &notifications, timeout: 1))
+        notifications += try await listener.wait("STOPPING=1", timeout: .seconds(1)) { Self.lines($0, contain: "STOPPING=1") }
         #expect(notifications.contains { $0.hasPrefix("RELOADING=1") })
 
         // Every record is a scheduled, successful run; nothing ran twice for one slot.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HearthKit
+import HearthStore
 import HearthTestSupport
 
 /// docs/jobs/gift-settle.md#rules, "One commit" and "Concurrent writers", against the real
@@ -125,8 +126,14 @@ struct GiftSettleSafetyTests {
             try s.write("d/transactions/c\(c).json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 1, "status": "completed", "createdAt": "2026-11-17T10:00:00Z"}"#)
         }
         try s.write("d/transactions/g1.json", #"{"type": "gift", "fromUserId": "alice", "toUserId": "bob", "amount": 30, "status": "pending", "createdAt": "2026-11-18T11:00:00Z"}"#)
-        // A memo remembers only files changed more than 2 s before the scan.
-        try await Task.sleep(for: .milliseconds(2100))
+        // A memo remembers only files changed more than 2 s before the scan (by the wall clock,
+        // which sets ctime), and no process can set a ctime back: until that holds for all.
+        let newest = try ["users", "transactions"].flatMap { c in
+            try FileManager.default.contentsOfDirectory(atPath: s.path + "/d/" + c).map { s.path + "/d/\(c)/\($0)" }
+        }.map { try #require(try FileIO.lstatPath($0)).changeTimeNanoseconds }.max() ?? 0
+        try await eventually("the documents' ctime \(DirectoryRejectMemo.settleNanoseconds) ns in the past", timeout: .seconds(10), pollEvery: .milliseconds(50)) {
+            DirectoryRejectMemo.wallClockNanoseconds() - newest > DirectoryRejectMemo.settleNanoseconds
+        }
         let data = ["--data", s.path + "/d"]
         let first = try await HearthProcess.run(["run", "gift-settle", "--now", "2026-11-18T12:00:00Z"] + data)
         #expect(first.stdout.hasSuffix("Applied: 1 to create, 3 to update, 0 to delete; 0 pushes, 1 webhook.\n"), "\(first.stderr)")

@@ -107,14 +107,6 @@ struct MonitoringEndToEndTests {
         return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
     }
 
-    static func wait(timeout: TimeInterval = 15, _ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try await !condition() {
-            try #require(Date() < deadline, "timed out waiting for \(what)")
-            try await Task.sleep(for: .milliseconds(200))
-        }
-    }
-
     @Test func metricsParseAsPrometheusTextAndCountersMoveByTheRunsMadeWhilePauseAndResumeComeFromTheCLI() async throws {
         let d = try await Self.startDaemon { dir in
             let pause = try await HearthProcess.run(["pause", Self.job, "--config", "hearth.toml", "--note", "before the test"], in: dir.path)
@@ -135,15 +127,15 @@ struct MonitoringEndToEndTests {
         // Resumed: it runs; paused again: it stops (picked up within a second each time).
         let resume = try await HearthProcess.run(["resume", Self.job, "--config", "hearth.toml"], in: d.dir.path)
         #expect(resume.stdout.contains("resumed"))
-        try await Self.wait("a succeeded run") { try await Self.history(d.dir).contains { $0["status"] as? String == "succeeded" } }
+        try await eventually("a succeeded run", timeout: .seconds(15), pollEvery: .milliseconds(200)) { try await Self.history(d.dir).contains { $0["status"] as? String == "succeeded" } }
         _ = try await HearthProcess.run(["pause", Self.job, "--config", "hearth.toml"], in: d.dir.path)
         var after: [String: Family] = [:]
-        try await Self.wait("the pause to show in /metrics with no run going") {
+        try await eventually("the pause to show in /metrics with no run going", timeout: .seconds(15), pollEvery: .milliseconds(200)) {
             after = try await Self.scrape(d)
             return Self.value(after, "hearth_job_paused", "hearth_job_paused", ["job": Self.job]) == 1
                 && Self.value(after, "hearth_job_running", "hearth_job_running", ["job": Self.job]) == 0
         }
-        try await Self.wait("a slot skipped while paused") { try await Self.history(d.dir).contains { $0["status"] as? String == "skipped-paused" } }
+        try await eventually("a slot skipped while paused", timeout: .seconds(15), pollEvery: .milliseconds(200)) { try await Self.history(d.dir).contains { $0["status"] as? String == "skipped-paused" } }
         let records = try await Self.history(d.dir)
         after = try await Self.scrape(d)
         let skipped = records.filter { $0["status"] as? String == "skipped-paused" }
@@ -204,7 +196,7 @@ struct MonitoringEndToEndTests {
     @Test func theStatusPageAndARunPageRenderInARealBrowserWithTokensRedacted() async throws {
         let d = try await Self.startDaemon { dir in try Self.writeDeadLetter(dir) }
         defer { if d.running.process.isRunning { kill(d.running.process.processIdentifier, SIGKILL) }; d.dir.remove() }
-        try await Self.wait("a succeeded run") { try await Self.history(d.dir).contains { $0["status"] as? String == "succeeded" } }
+        try await eventually("a succeeded run", timeout: .seconds(15), pollEvery: .milliseconds(200)) { try await Self.history(d.dir).contains { $0["status"] as? String == "succeeded" } }
 
         let index = try await Self.chromium(["--dump-dom", d.base + "/"], in: d.dir).stdout
         #expect(index.contains("<title>Hearth status</title>"))

@@ -151,7 +151,7 @@ struct OperationsEndToEndTests {
         #expect(accepted.status == 202, "\(accepted.body)")
         let id = try #require(accepted.json["runId"] as? String)
         #expect(accepted.location == "/runs/\(id)")
-        try await MonitoringEndToEndTests.wait("run \(id) recorded") {
+        try await eventually("run \(id) recorded", timeout: .seconds(15), pollEvery: .milliseconds(200)) {
             try await MonitoringEndToEndTests.history(d.dir).contains { $0["runId"] as? String == id && $0["status"] as? String == "succeeded" }
         }
         let runPage = try await HTTPProbe.get(base + "/runs/\(id)", token: Self.read)

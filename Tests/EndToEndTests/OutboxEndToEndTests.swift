@@ -69,10 +69,11 @@ struct OutboxEndToEndTests {
         }
 
         let running = try HearthProcess.start(["outbox", "deliver", "--config", s.path + "/hearth.toml"], in: s.path)
-        // Wait until the receiver has the requests, then kill.
-        let deadline = Date().addingTimeInterval(45)
-        while try await receiver.received().count < ids.count, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        defer { if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) } }
+        // Wait until the receiver has the requests, then kill. Polled: the receiver is another
+        // process.
+        try await eventually("\(ids.count) requests at the receiver", timeout: .seconds(45), pollEvery: .milliseconds(50)) {
+            try await receiver.received().count >= ids.count
         }
         #expect(try await receiver.received().count == ids.count)
         kill(running.process.processIdentifier, SIGKILL)

@@ -18,6 +18,7 @@ struct PostgresDaemonsTests {
         defer { temp.remove() }
         let (config, environment) = try await Self.prepare(temp)
         let daemons = try (0..<3).map { _ in try HearthProcess.start(["daemon", "--log-level", "debug"] + config, environment: environment) }
+        defer { for d in daemons where d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
         let changes = ChangeNotifier()
         let stderrs = daemons.map { StderrCollector($0.stderrPipe, changes: changes) }
         try await Self.keepRunning(stderrs, "six runs and a slot claimed by another daemon") { texts in
@@ -54,11 +55,9 @@ struct PostgresDaemonsTests {
         let (config, environment) = try await Self.prepare(temp, store: "leaseTimeout = \"3s\"\n", environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "1000"])
         let daemons = try (0..<3).map { _ in try HearthProcess.start(["daemon", "--log-level", "info"] + config, environment: environment) }
         let changes = ChangeNotifier()
+        defer { for d in daemons where d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
         let stderrs = daemons.map { StderrCollector($0.stderrPipe, changes: changes) }
-        guard let v = try await StderrCollector.first(toPrint: "hearth fault injection: pausing", among: stderrs, timeout: 30) else {
-            for d in daemons { kill(d.process.processIdentifier, SIGKILL); await d.waitForExit() }
-            return
-        }
+        let v = try await StderrCollector.first(toPrint: "hearth fault injection: pausing", among: stderrs, timeout: .seconds(30))
         // Killed at once, inside the 1 s pause before its commit, holding the slot: a kill
         // delayed on a loaded machine could come after the commit, and leave no slot to take over.
         kill(daemons[v].process.processIdentifier, SIGKILL)
@@ -101,11 +100,11 @@ struct PostgresDaemonsTests {
         let pause = try await HearthProcess.run(["pause", "xp-award"] + config, environment: environment)
         #expect(pause.status == 0, "\(pause.stderr)")
         let daemons = try (0..<2).map { _ in try HearthProcess.start(["daemon", "--log-level", "info"] + config, environment: environment) }
+        defer { for d in daemons where d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
         // Until four slots are recorded. Polled: a paused slot is recorded without a log line,
         // so only the database tells (at most 60 s).
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try await Self.runsPerSlot(config, environment).runs.count < 4, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(500))
+        try await eventually("four recorded slots", timeout: .seconds(60), pollEvery: .milliseconds(500)) {
+            try await Self.runsPerSlot(config, environment).runs.count >= 4
         }
         for d in daemons { kill(d.process.processIdentifier, SIGTERM) }
         for d in daemons {
@@ -156,11 +155,11 @@ struct PostgresDaemonsTests {
     /// `HEARTH_HA_SECONDS` when that is set (a longer soak).
     static func keepRunning(_ stderrs: [StderrCollector], _ what: String, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([String]) -> Bool) async throws {
         if let seconds = Int(ProcessInfo.processInfo.environment["HEARTH_HA_SECONDS"] ?? "") {
+            // The soak asked for: running this long is the point.
             try await Task.sleep(for: .seconds(seconds))
             return
         }
-        let reached = await StderrCollector.wait(for: stderrs, timeout: 60, until: condition)
-        #expect(reached, "no \(what) within 60 s", sourceLocation: sourceLocation)
+        try await StderrCollector.wait(what, for: stderrs, timeout: .seconds(60), sourceLocation: sourceLocation) { condition($0) }
     }
 
     /// How many times `needle` occurs in `texts`.

@@ -101,7 +101,7 @@ struct PostgresGiftOrderTests {
             text.split(separator: "\n").filter { $0.contains(needle) && $0.contains(" job=gift-settle ") }.count
         }
         // Each daemon runs gift-settle once at start, reading everything.
-        #expect(await StderrCollector.wait(for: stderrs, timeout: 30) { $0.allSatisfy { lines($0, "run succeeded ") >= 1 } }, "\(stderrs.map(\.text))")
+        try await StderrCollector.wait("a run of gift-settle on each daemon", for: stderrs, timeout: .seconds(30)) { $0.allSatisfy { lines($0, "run succeeded ") >= 1 } }
 
         // The app's server: one INSERT at a time, in createdAt order.
         var script = "\\set ON_ERROR_STOP 1\n"
@@ -119,8 +119,8 @@ struct PostgresGiftOrderTests {
         // Daemon 0 is killed once its k-th triggered run starts (or once the burst is in, if it
         // never gets that many), and started again, as systemd would.
         let k = Int.random(in: 1...4, using: &rng)
-        _ = await StderrCollector.wait(for: [stderrs[0]], timeout: 60) { texts in
-            inserted.value || texts[0].split(separator: "\n").filter { $0.contains("run starting") && $0.contains("job=gift-settle") && $0.contains("trigger=write") }.count >= k
+        try await stderrs[0].wait("daemon 0's run \(k) started by writes, or the burst's end", timeout: .seconds(60)) { text in
+            inserted.value || text.split(separator: "\n").filter { $0.contains("run starting") && $0.contains("job=gift-settle") && $0.contains("trigger=write") }.count >= k
         }
         kill(daemons[0].process.processIdentifier, SIGKILL)
         await daemons[0].waitForExit()
@@ -132,14 +132,11 @@ struct PostgresGiftOrderTests {
         #expect(insert.status == 0, "\(insert.stderr)")
         // Until no gift is pending.
         let pendingQuery = "SELECT count(*) FROM documents WHERE collection = 'transactions' AND data->>'status' = 'pending'"
-        let deadline = Date().addingTimeInterval(90)
         var pending = -1
-        while Date() < deadline {
+        try await eventually("no gift pending (\(pending) still are; \(seed))", timeout: .seconds(90), pollEvery: .milliseconds(100)) {
             pending = Int(try await ExternalTool.run("/usr/bin/psql", [url, "-qXAt", "-c", pendingQuery]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-            if pending == 0 { break }
-            _ = await changes.wait(timeout: .milliseconds(100)) { false }
+            return pending == 0
         }
-        #expect(pending == 0, "gifts still pending 90 s after the burst (\(seed))")
         for d in daemons { kill(d.process.processIdentifier, SIGTERM) }
         for (d, s) in zip(daemons, stderrs) {
             await d.waitForExit()

@@ -235,29 +235,28 @@ struct PostgresOutboxTests {
         try await Self.queueEvents(300, url: url)
 
         let first = try HearthProcess.start(["outbox", "deliver"] + config, in: temp.path, environment: environment)
-        // Kill it once it is well into its second batch (the first is recorded by then).
-        let deadline = Date().addingTimeInterval(60)
+        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+        // Kill it once it is well into its second batch (the first is recorded by then). Polled
+        // here and below: the receiver and the server are other processes.
         let seed = try TestSeed()
         var rng = seed.generator()
         let killAfter = 100 + Int.random(in: 10...60, using: &rng)
-        while try await receiver.received().count < killAfter, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually("\(killAfter) requests at the receiver (replay with \(seed))", timeout: .seconds(60), pollEvery: .milliseconds(50)) {
+            try await receiver.received().count >= killAfter
         }
         kill(first.process.processIdentifier, SIGKILL)
         await first.waitForExit()
         // Requests already sent are recorded: the receiver has answered every request it got
-        // (each takes 200 ms, so one sent just before the kill has arrived by then). Polled: the
-        // receiver is another process.
-        while try await receiver.received().contains(where: { $0.completedAt == nil }), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        // (each takes 200 ms, so one sent just before the kill has arrived by then).
+        try await eventually("the receiver to answer every request it got", timeout: .seconds(60), pollEvery: .milliseconds(50)) {
+            try await !receiver.received().contains(where: { $0.completedAt == nil })
         }
         let beforeKill = Set(try await receiver.received().compactMap(\.id))
         #expect(beforeKill.count > 100 && beforeKill.count < 200, "the kill did not land in the second batch: \(beforeKill.count) received; replay with \(seed)")
         #expect(try await Self.count("pending", url: url) == 200)
         // The server ends the killed client's transaction when it sees the connection close.
-        while try await Self.sql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'") != ["0"],
-              Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the killed deliverer's transaction to end", timeout: .seconds(60), pollEvery: .milliseconds(50)) {
+            try await Self.sql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'") == ["0"]
         }
 
         let second = try await HearthProcess.run(["outbox", "deliver", "--format", "json"] + config, in: temp.path, environment: environment)

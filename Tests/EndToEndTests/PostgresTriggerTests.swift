@@ -46,16 +46,16 @@ struct PostgresTriggerTests {
             }
         }
         // Each daemon runs gift-settle once at start, reading everything.
-        #expect(await StderrCollector.wait(for: stderrs, timeout: 30) { runs($0) >= 2 }, "\(stderrs.map(\.text))")
+        try await StderrCollector.wait("a run of gift-settle on each daemon", for: stderrs, timeout: .seconds(30)) { runs($0) >= 2 }
 
         let gift = #"{"type": "gift", "status": "pending", "fromUserId": "\#(users[0])", "toUserId": "\#(users[1])", "amount": 3, "createdAt": "\#(Timestamp.format(Date()))"}"#
         let insert = try await ExternalTool.run("/usr/bin/psql", [url, "-qX", "-v", "ON_ERROR_STOP=1", "-c",
             "INSERT INTO documents (collection, id, raw, version) VALUES ('transactions', 'pg-gift', '\(gift)', nextval('document_versions'))"])
         #expect(insert.status == 0, "\(insert.stderr)")
         // One daemon runs it; the other hears the same write and leaves it to the first.
-        #expect(await StderrCollector.wait(for: stderrs, timeout: 30) { texts in
+        try await StderrCollector.wait("the gift's run, and the other daemon leaving it", for: stderrs, timeout: .seconds(30)) { texts in
             runs(texts) >= 3 && PostgresDaemonsTests.count(Self.needle, in: texts) >= 1
-        }, "\(stderrs.map(\.text))")
+        }
         for d in daemons { kill(d.process.processIdentifier, SIGTERM) }
         for (d, s) in zip(daemons, stderrs) {
             await d.waitForExit()

@@ -37,7 +37,7 @@ struct ReliabilityTests {
         let running = try HearthProcess.start(
             ["run", held, "--data", data, "--now", Self.now], environment: ["HEARTH_FAULT_PAUSE_BEFORE_COMMIT_MS": "4000"])
         let stderr = StderrCollector(running.stderrPipe)
-        try await stderr.waitFor("pausing 4000 ms before the commit", timeout: 60)
+        try await stderr.waitFor("pausing 4000 ms before the commit", timeout: .seconds(60))
         // Stopped in its pause until the other job has committed, however long that takes on a
         // loaded machine (with the end-to-end tests in parallel it once took over 4 s); continued,
         // it ends its pause and commits.
@@ -153,6 +153,7 @@ struct ReliabilityTests {
         for i in 0..<iterations {
             let dir = try prepare("it\(i)")
             let running = try HearthProcess.start(["outbox", "deliver", "--config", dir + "/hearth.toml"], in: dir)
+            // The subject: a kill at a random moment of the delivery (nothing to wait for).
             try await Task.sleep(for: .microseconds(UInt32(Int.random(in: 1_000...fullMicros, using: &rng))))
             kill(running.process.processIdentifier, SIGKILL)
             await running.waitForExit()

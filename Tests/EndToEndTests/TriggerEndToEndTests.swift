@@ -34,9 +34,12 @@ struct TriggerEndToEndTests {
     static let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down))
 
     /// Writes `text` beside the folder and renames it into place, as an app (or `mv`) does.
+    /// Through a close-on-exec descriptor (`Data.write` is not): a daemon another test spawns
+    /// meanwhile would otherwise hold the file open for its life, and its close after the rename
+    /// would be a write.
     static func rename(_ dir: TempDirectory, _ relative: String, _ text: String) throws {
         let staging = dir.path + "/staging-" + relative.replacingOccurrences(of: "/", with: "-")
-        try Data(text.utf8).write(to: URL(fileURLWithPath: staging))
+        try TempDirectory.writeFile(staging, text)
         try FileManager.default.createDirectory(atPath: (dir.path + "/" + relative as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: staging, toPath: dir.path + "/" + relative)  // rename(2)
     }
@@ -46,8 +49,9 @@ struct TriggerEndToEndTests {
         text.split(separator: "\n").filter { $0.contains("run \(status) ") && $0.contains(" job=\(job) ") && $0.contains("trigger=write") }.count
     }
 
-    static func waitForTriggeredRuns(_ stderr: StderrCollector, job: String, count: Int, timeout: TimeInterval = 20) async -> Bool {
-        await StderrCollector.wait(for: [stderr], timeout: timeout) { texts in triggeredRuns(texts[0], job: job) >= count }
+    /// Waits until `stderr` shows `count` runs of `job` started by writes (`timeout`: 20 s).
+    static func waitForTriggeredRuns(_ stderr: StderrCollector, job: String, count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await stderr.wait("\(count) succeeded run(s) of \(job) started by writes", timeout: timeout, sourceLocation: sourceLocation) { triggeredRuns($0, job: job) >= count }
     }
 
     static func records(_ dir: TempDirectory, job: String) async throws -> [[String: Any]] {
@@ -68,12 +72,14 @@ struct TriggerEndToEndTests {
         defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
         let stderr = StderrCollector(daemon.stderrPipe)
         // At start each triggered job runs once, reading everything.
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1)
 
-        try dir.write("g1.tmp", Self.gift(0, 1, amount: 5))
+        // Closed for the last time before the rename (a process another test spawns may hold
+        // it until its exec): a later close would be a second write, and a fourth run.
+        try await dir.writeClosed("g1.tmp", Self.gift(0, 1, amount: 5))
         let mv = try await ExternalTool.run("/bin/mv", [dir.path + "/g1.tmp", dir.path + "/data/transactions/g1.json"])
         #expect(mv.status == 0)
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 2), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 2)
         #expect(Self.object(dir, "data/transactions/g1.json")["status"] as? String == "completed")
         #expect(Self.object(dir, "data/users/u0.json")["points"] as? Int == 95)
         #expect(Self.object(dir, "data/users/u1.json")["points"] as? Int == 105)
@@ -81,7 +87,7 @@ struct TriggerEndToEndTests {
         // Written in place (open, write, close): the run it starts names only g2 — the first
         // run's own commit (it rewrote transactions/g1) started nothing and joined nothing.
         try dir.write("data/transactions/g2.json", Self.gift(2, 3, amount: 7))
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 3), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 3)
         #expect(Self.object(dir, "data/transactions/g2.json")["status"] as? String == "completed")
 
         kill(daemon.process.processIdentifier, SIGTERM)
@@ -109,8 +115,8 @@ struct TriggerEndToEndTests {
         let daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path)
         defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
         let stderr = StderrCollector(daemon.stderrPipe)
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "xp-award", count: 1), "stderr: \(stderr.text)")
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "achievement-unlock", count: 1), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "xp-award", count: 1)
+        try await Self.waitForTriggeredRuns(stderr, job: "achievement-unlock", count: 1)
         let before = Self.triggeredRuns(stderr.text, job: "achievement-unlock")
 
         // A trade completed by the app: xp-award awards its XP (writing userXP), and that
@@ -119,13 +125,13 @@ struct TriggerEndToEndTests {
         try Self.rename(dir, "data/trades/trade-e2e.json", """
             {"creatorId": "\(users[0])", "participantId": "\(users[1])", "status": "completed", "completedAt": "\(Timestamp.format(Date()))", "createdAt": "\(Timestamp.format(Date().addingTimeInterval(-3600)))"}
             """)
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "xp-award", count: 2), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "xp-award", count: 2)
         // achievement-unlock reads trades too, so the trade itself may start it first; the run
         // xp-award's commit starts names the userXP document it wrote (alone, or with the trade
         // when both writes came within one triggerDelay).
         var started: [String] = []
         for count in (before + 1)...(before + 2) {
-            #expect(await Self.waitForTriggeredRuns(stderr, job: "achievement-unlock", count: count), "stderr: \(stderr.text)")
+            try await Self.waitForTriggeredRuns(stderr, job: "achievement-unlock", count: count)
             started = try await Self.records(dir, job: "achievement-unlock").filter { $0["trigger"] as? String == "write" }.flatMap {
                 ($0["triggeredBy"] as? [String: Any])?["paths"] as? [String] ?? []
             }
@@ -179,8 +185,9 @@ struct TriggerEndToEndTests {
         let killAt = 60 + Int(rng.next() % 180)
 
         var daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path)
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }   // the one running then
         var stderr = StderrCollector(daemon.stderrPipe)
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1)
         for i in 0..<count {
             let from = Int(rng.next() % UInt64(users))
             let to = (from + 1 + Int(rng.next() % UInt64(users - 1))) % users
@@ -195,9 +202,8 @@ struct TriggerEndToEndTests {
         // Started again: the run at start reads everything, so the gifts written while it was
         // down and any it was settling when killed are settled now.
         daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path)
-        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
         stderr = StderrCollector(daemon.stderrPipe)
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1, timeout: 60), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1, timeout: .seconds(60))
         kill(daemon.process.processIdentifier, SIGTERM)
         await daemon.waitForExit()
         Self.expectSettledOnce(dir, gifts: gifts, users: users, points: points, note: "replay with \(seed) (killed after gift \(killAt))")
@@ -211,7 +217,7 @@ struct TriggerEndToEndTests {
         let daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path)
         defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
         let stderr = StderrCollector(daemon.stderrPipe)
-        #expect(await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1), "stderr: \(stderr.text)")
+        try await Self.waitForTriggeredRuns(stderr, job: "gift-settle", count: 1)
 
         var gifts: [String: (from: Int, to: Int, amount: Int)] = [:]
         for w in 0..<4 {
@@ -233,10 +239,10 @@ struct TriggerEndToEndTests {
             }
             try await group.waitForAll()
         }
-        let settled = await StderrCollector.wait(for: [stderr], timeout: 60) { _ in
+        // Checked after each line on stderr: the run that settles the last gift logs its end.
+        try await stderr.wait("every gift completed", timeout: .seconds(60)) { _ in
             plan.keys.allSatisfy { Self.object(dir, "data/transactions/\($0).json")["status"] as? String == "completed" }
         }
-        #expect(settled, "stderr: \(stderr.text)")
         kill(daemon.process.processIdentifier, SIGTERM)
         await daemon.waitForExit()
         Self.expectSettledOnce(dir, gifts: gifts, users: users, points: points)

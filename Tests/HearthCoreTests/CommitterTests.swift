@@ -117,6 +117,8 @@ struct CommitterTests {
                 r.most[lane] = max(r.most[lane], r.now[lane])
                 r.order[lane] += chunk
             }
+            // The subject: a chunk's work, the window in which a second thread could wrongly
+            // enter its busy lane. That would be an overlap; "none came" has no event to wait for.
             usleep(2000)
             running.withLock { $0.now[lane] -= 1 }
             return Array(chunk)

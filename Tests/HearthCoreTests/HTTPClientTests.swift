@@ -5,6 +5,7 @@ import HearthHTTP
 import HearthHost
 import Synchronization
 import Testing
+import HearthTestSupport
 
 /// `CurlHTTPClient` against real local servers: `Tests/Servers/http_test_server.py` (HTTP/1.1),
 /// `Tests/Servers/h2_test_server.py` (HTTP/2 over TLS, with a CA made per test) and, for the
@@ -259,7 +260,7 @@ struct HTTPClientTests {
         let client = try CurlHTTPClient()
         defer { client.shutdown() }
 
-        let order = await completionOrder(slowAndTwentyFastRequestsTo: server.baseURL, on: client).order
+        let order = try await completionOrder(slowAndTwentyFastRequestsTo: server.baseURL, on: client).order
         #expect(order.count == 21)
         #expect(order.last == "slow 200")
         #expect(Set(order.dropLast()) == Set((0..<20).map { "fast\($0) 200" }))
@@ -396,7 +397,7 @@ struct HTTPClientTests {
         let client = try CurlHTTPClient(options: HTTPClientOptions(caFile: ca.caFile))
         defer { client.shutdown() }
 
-        let (order, statsRequests) = await completionOrder(slowAndTwentyFastRequestsTo: "https://localhost:\(server.port)", on: client)
+        let (order, statsRequests) = try await completionOrder(slowAndTwentyFastRequestsTo: "https://localhost:\(server.port)", on: client)
         #expect(order.count == 21)
         #expect(order.last == "slow 200")
         #expect(Set(order.dropLast()) == Set((0..<20).map { "fast\($0) 200" }))
@@ -572,26 +573,23 @@ private func failure(of request: HTTPRequest, on client: some HTTPTransport) asy
 /// in another process and tells nobody when a request arrives.
 @discardableResult
 private func untilServerHasSeen(_ count: Int, requestsAt baseURL: String, on client: CurlHTTPClient, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
-    let deadline = ContinuousClock.now + .seconds(10)
     var polls = 0
     var seen = 0
-    while ContinuousClock.now < deadline {
+    try await eventually("the server to see \(count) requests (it saw \(seen))", timeout: .seconds(10), pollEvery: .milliseconds(10), sourceLocation: sourceLocation) {
         // `/stats` counts the requests before it, the earlier polls included.
         seen = try Stats(try await client.send(HTTPRequest(url: "\(baseURL)/stats"))).requests - polls
         polls += 1
-        if seen >= count { return polls }
-        try await Task.sleep(for: .milliseconds(10))
+        return seen >= count
     }
-    Issue.record("the server saw \(seen) of \(count) requests within 10 s", sourceLocation: sourceLocation)
     return polls
 }
 
 /// Sends one `/slow?ms=2000` request, then, once the server has it, 20 fast ones concurrently;
 /// returns `"slow STATUS"` / `"fastN STATUS"` in the order they finished, and how many `/stats`
 /// requests the wait for the server sent.
-private func completionOrder(slowAndTwentyFastRequestsTo baseURL: String, on client: CurlHTTPClient) async -> (order: [String], statsRequests: Int) {
+private func completionOrder(slowAndTwentyFastRequestsTo baseURL: String, on client: CurlHTTPClient, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (order: [String], statsRequests: Int) {
     let finished = CompletionLog()
-    let polls = await withTaskGroup(of: Void.self, returning: Int.self) { group in
+    let polls = try await withThrowingTaskGroup(of: Void.self, returning: Int.self) { group in
         group.addTask {
             // Answered once the server has answered the twenty fast ones (and 200 ms more for
             // their replies to go out), however slowly this process starts them: an event, not
@@ -599,7 +597,7 @@ private func completionOrder(slowAndTwentyFastRequestsTo baseURL: String, on cli
             let status = try? await client.send(HTTPRequest(url: "\(baseURL)/slow?afterStatus=20&ms=200")).status
             finished.append("slow \(status ?? 0)")
         }
-        let polls = (try? await untilServerHasSeen(1, requestsAt: baseURL, on: client)) ?? 0
+        let polls = try await untilServerHasSeen(1, requestsAt: baseURL, on: client, sourceLocation: sourceLocation)
         for index in 0..<20 {
             group.addTask {
                 let status = try? await client.send(HTTPRequest(url: "\(baseURL)/status/200")).status
@@ -666,14 +664,16 @@ private struct Nghttpd {
         try process.run()
         let probe = try CurlHTTPClient(options: HTTPClientOptions(connectTimeout: .milliseconds(200), caFile: ca.caFile))
         defer { probe.shutdown() }
-        for _ in 0..<100 {
-            if (try? await probe.send(HTTPRequest(url: "https://localhost:\(port)/send"))) != nil {
-                return Nghttpd(server: process, port: port)
+        do {
+            // It tells nobody when it listens: asked until it answers.
+            try await eventually("nghttpd to answer on port \(port)", timeout: .seconds(15), pollEvery: .milliseconds(50)) {
+                (try? await probe.send(HTTPRequest(url: "https://localhost:\(port)/send"))) != nil
             }
-            try await Task.sleep(for: .milliseconds(50))
+        } catch {
+            LocalServers.kill(process)
+            throw error
         }
-        LocalServers.kill(process)
-        throw LocalServerError.didNotStart(script: "nghttpd", log: "no answer on port \(port)")
+        return Nghttpd(server: process, port: port)
     }
 
     func stop() {

@@ -31,9 +31,10 @@ struct PostgresChangeFeedTests {
         }
 
         /// Waits until the recorded events meet `condition`; fails the test after 15 s.
-        func wait(_ what: Comment, until condition: @escaping ([ChangeFeedEvent]) -> Bool) async throws {
-            let ok = await changed.wait(timeout: .seconds(15)) { events.withLock { condition($0) } }
-            try #require(ok, "\(what); got \(events.withLock { $0 })")
+        func wait(_ what: String, until condition: ([ChangeFeedEvent]) -> Bool) async throws {
+            try await eventually("\(what); got \(events.withLock { $0 })", timeout: .seconds(15), wakingOn: changed) {
+                events.withLock { condition($0) }
+            }
         }
 
         /// Waits for the batch of the marker document `id`; returns the events before it.
@@ -240,12 +241,10 @@ struct PostgresChangeFeedTests {
         recorder.stop()
         // The server's view of its connections changes on no event a client can wait for:
         // asked again until the connection is gone, for at most 15 s.
-        let deadline = ContinuousClock.now + .seconds(15)
         var open = "1"
-        while ContinuousClock.now < deadline {
+        try await eventually("the feed's connection to close; open: \(open)", timeout: .seconds(15)) {
             open = try await BlockingIO.run { () throws(any Error) in try app.query(count)[0, 0] } ?? "?"
-            if open == "0" { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return open == "0"
         }
         #expect(open == "0")
     }

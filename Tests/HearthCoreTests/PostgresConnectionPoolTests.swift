@@ -50,9 +50,10 @@ struct PostgresConnectionPoolTests {
         let pooled = try Self.pid(try backend.connect())  // released: back to the pool
         let admin = try PostgresConnection(url: try await PostgresServer.shared().url("postgres"))
         try admin.query("SELECT pg_terminate_backend(\(pooled))")
-        // Once it is gone from the server, its last message is on its socket.
-        while try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(pooled)")[0, 0] != "0" {
-            try await Task.sleep(for: .milliseconds(10))
+        // Once it is gone from the server, its last message is on its socket. The server's view
+        // of its backends changes on no event a client can wait for: asked again, at most 15 s.
+        try await eventually("backend \(pooled) gone from pg_stat_activity", timeout: .seconds(15)) {
+            try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(pooled)")[0, 0] == "0"
         }
         let next = try backend.connect()
         #expect(try Self.pid(next) != pooled)

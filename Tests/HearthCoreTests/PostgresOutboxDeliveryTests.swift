@@ -132,17 +132,15 @@ struct PostgresOutboxDeliveryTests {
                 let url = self.url
                 // The server marks the claiming backend "idle in transaction" just after it sends
                 // the claim's rows, so on a busy machine the first look can come too early: look
-                // again (no event tells when) for up to 10 s.
-                var killed: [String?] = []
-                let deadline = ContinuousClock.now + .seconds(10)
-                while killed.isEmpty, ContinuousClock.now < deadline {
-                    killed = (try? await PostgresOutboxDeliveryTests.sql(url, """
+                // again (no event tells when) for up to 10 s. Not found in time: the test's
+                // expectation on `terminated` says so (this send cannot throw it).
+                let found = (try? await eventually("the claiming connection idle in its transaction", timeout: .seconds(10), pollEvery: .milliseconds(50)) { () -> [String?]? in
+                    let killed = (try? await PostgresOutboxDeliveryTests.sql(url, """
                         SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
                         WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()
                         """)) ?? []
-                    if killed.isEmpty { try? await Task.sleep(for: .milliseconds(50)) }
-                }
-                let found = killed
+                    return killed.isEmpty ? nil : killed
+                }) ?? []
                 terminated.withLock { if $0 == nil { $0 = found } }
             }
             return try await client.send(request)

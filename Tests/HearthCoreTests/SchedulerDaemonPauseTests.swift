@@ -3,6 +3,7 @@ import HearthStore
 import HearthOutbound
 import HearthHost
 import Testing
+import HearthTestSupport
 
 /// Pause, resume and `pauseAfterFailures` in the daemon, driven by the manual clock: a pause
 /// written to the backend is read on the daemon's clock (every second), so the tests move the
@@ -79,14 +80,11 @@ struct SchedulerDaemonPauseTests {
         #expect(pause.pausedBy == "pauseAfterFailures")
         #expect(pause.note?.contains("2 failed runs in a row") == true)
 
-        // The event is written off the daemon's actor: wait (briefly, for the file) until it is there.
-        var events: [OutboxEnvelope] = []
-        for _ in 0..<500 {
-            events = try OutboxStore.messages(in: .pending, data: h.data).filter { $0.id.hasPrefix("job.paused-probe-") }
-            if !events.isEmpty { break }
-            try await Task.sleep(for: .milliseconds(10))
+        // The event is written off the daemon's actor, and its file tells nobody: looked for
+        // until it is there.
+        let event = try await eventually("the job.paused event in the outbox", timeout: .seconds(10)) {
+            try OutboxStore.messages(in: .pending, data: h.data).first { $0.id.hasPrefix("job.paused-probe-") }
         }
-        let event = try #require(events.first)
         #expect(event.recipient == "job.paused")
         #expect(event.payload["job"]?.stringValue == "probe")
         #expect(event.payload["consecutiveFailures"]?.intValue == 2)

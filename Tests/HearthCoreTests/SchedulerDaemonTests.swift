@@ -523,7 +523,7 @@ struct SchedulerDaemonTests {
         #expect((try FileIO.list(h.dir.path + "/.hearth/journal") ?? []).isEmpty)
         let records = try h.records()
         #expect(records.map(\.status) == [.cancelled])  // and no retry while stopping
-        #expect((try await listener.wait { $0 == "STOPPING=1" } ?? []).filter { !$0.hasPrefix("STATUS=") } == ["READY=1\nSTATUS=scheduling 1 job(s)", "STOPPING=1"])
+        #expect(try await listener.wait("STOPPING=1") { $0 == "STOPPING=1" }.filter { !$0.hasPrefix("STATUS=") } == ["READY=1\nSTATUS=scheduling 1 job(s)", "STOPPING=1"])
         h.dir.remove()
     }
 }

@@ -256,7 +256,7 @@ struct SystemdNotifierTests {
         let notifier = try #require(SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.path]))
         #expect(notifier.notify("READY=1"))
         #expect(notifier.notify("STOPPING=1"))
-        #expect(try await listener.wait { $0 == "STOPPING=1" } == ["READY=1", "STOPPING=1"])
+        #expect(try await listener.wait("STOPPING=1") { $0 == "STOPPING=1" } == ["READY=1", "STOPPING=1"])
     }
 
     @Test func aNameStartingWithAtIsAnAbstractSocket() async throws {

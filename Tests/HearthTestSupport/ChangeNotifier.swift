@@ -3,8 +3,9 @@ import Synchronization
 /// Lets a test wait for a condition that only changes when its source says so (a line on a
 /// child's stderr, a datagram, a daemon event), instead of re-checking it on a timer.
 ///
-/// The source calls ``notify()`` after every change; ``wait(timeout:until:)`` checks the
-/// condition now and again after each notification, until it holds or the timeout passes.
+/// The source calls ``notify()`` after every change; `eventually(_:timeout:wakingOn:…)`
+/// checks the condition now and again after each notification, until it holds or its deadline
+/// passes.
 public final class ChangeNotifier: Sendable {
     private struct State {
         var generation = 0
@@ -28,21 +29,13 @@ public final class ChangeNotifier: Sendable {
         for c in waiters.values { c.resume() }
     }
 
-    /// Waits until `condition` holds (true), or `timeout` passes or the task is cancelled
-    /// (false, with `condition` checked one last time).
-    public func wait(timeout: Duration, until condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let generation = state.withLock { $0.generation }
-            if condition() { return true }
-            if ContinuousClock.now >= deadline || Task.isCancelled { return condition() }
-            await changed(since: generation, deadline: deadline)
-        }
-    }
+    /// How many times ``notify()`` was called: read before checking a condition, and passed to
+    /// ``changed(since:deadline:)``, so that a change during the check is not missed.
+    var generation: Int { state.withLock { $0.generation } }
 
     /// Returns after the next `notify()` (or at once if one came after `generation`), at
     /// `deadline`, or when the task is cancelled, whichever is first.
-    private func changed(since generation: Int, deadline: ContinuousClock.Instant) async {
+    func changed(since generation: Int, deadline: ContinuousClock.Instant) async {
         let id = state.withLock { s in
             s.nextID += 1
             return s.nextID

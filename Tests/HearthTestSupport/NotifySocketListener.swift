@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import Testing
 
 /// A datagram socket standing in for systemd's `NOTIFY_SOCKET`: bound to a path in a temp
 /// directory (or, with `abstract`, to an abstract name, given as `@name`). A thread reads it
@@ -10,7 +11,7 @@ public final class NotifySocketListener: Sendable {
     private let directory: String?
     private let state = Mutex<(messages: [String], taken: Int)>(([], 0))
     /// Told of every datagram.
-    private let changes = ChangeNotifier()
+    public let changes = ChangeNotifier()
 
     public init(abstract: Bool = false) throws {
         if abstract {
@@ -63,20 +64,18 @@ public final class NotifySocketListener: Sendable {
     }
 
     /// Waits (up to `timeout`) until a datagram received since the last call to `received()`
-    /// satisfies `predicate`; returns all of them, or nil on timeout.
-    public func wait(timeout: Duration = .seconds(10), for predicate: (String) -> Bool) async throws -> [String]? {
+    /// satisfies `predicate`; returns all of them. Throws ``TimedOut`` (naming `what` and
+    /// what came) when none does in time.
+    public func wait(
+        _ what: @autoclosure () -> String = "a datagram", timeout: Duration = .seconds(10),
+        sourceLocation: SourceLocation = #_sourceLocation, for predicate: (String) -> Bool
+    ) async throws -> [String] {
         var seen: [String] = []
-        let found = await wait(timeout: timeout) {
+        try await eventually("\(what()) on the notify socket (received: \(seen))", timeout: timeout, wakingOn: changes, sourceLocation: sourceLocation) {
             seen += received()
             return seen.contains(where: predicate)
         }
-        return found ? seen : nil
-    }
-
-    /// Waits (up to `timeout`) until `condition` holds, checking it now and after every
-    /// datagram; false on timeout.
-    public func wait(timeout: Duration, until condition: () -> Bool) async -> Bool {
-        await changes.wait(timeout: timeout, until: condition)
+        return seen
     }
 
     public func close() {

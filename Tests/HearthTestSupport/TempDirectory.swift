@@ -1,5 +1,7 @@
 import Foundation
+import HearthKit
 import HearthStore
+public import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,6 +34,32 @@ public struct TempDirectory: Sendable {
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
         try FileIO.writeAll(fd, Array(text.utf8), path: file)
+    }
+
+    /// ``write(_:_:)``, returning once the file's last close has happened: when it returns,
+    /// no process holds the file open for writing, so renaming it or starting to watch it
+    /// brings no late `IN_CLOSE_WRITE` (``LastCloseWatch``). For change-feed tests.
+    public func writeClosed(_ relative: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let file = path + "/" + relative
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try await BlockingIO.run { () throws(any Error) in try Self.writeFileClosed(file, text, sourceLocation: sourceLocation) }
+    }
+
+    /// ``writeFile(_:_:)``, then blocks (call it off the cooperative pool) until the file's
+    /// last close has happened (at most 10 s); see ``writeClosed(_:_:sourceLocation:)``.
+    public static func writeFileClosed(_ file: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let closes: LastCloseWatch
+        do {
+            closes = try LastCloseWatch(file)  // while open: its last close is still to come
+            try FileIO.writeAll(fd, Array(text.utf8), path: file)
+        } catch {
+            close(fd)
+            throw error
+        }
+        close(fd)
+        _ = try closes.wait(sourceLocation: sourceLocation)
     }
 
     public func read(_ relative: String) -> String? {

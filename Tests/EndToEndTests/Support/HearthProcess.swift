@@ -55,7 +55,11 @@ enum HearthProcess {
         /// commit), runs `meanwhile`, then reads both pipes to their ends and waits for the exit.
         func finish(after needle: String, _ meanwhile: () throws -> Void) async throws -> Result {
             let stderr = StderrCollector(stderrPipe)
-            try await stderr.waitFor(needle, timeout: 60)
+            do { try await stderr.waitFor(needle, timeout: .seconds(60)) } catch {
+                kill(process.processIdentifier, SIGKILL)
+                await waitForExit()
+                throw error
+            }
             try meanwhile()
             let out = await BlockingIO.run { stdoutPipe.fileHandleForReading.readDataToEndOfFile() }
             await waitForExit()

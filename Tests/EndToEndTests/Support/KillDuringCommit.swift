@@ -45,6 +45,7 @@ struct KillDuringCommit {
             let data = scratch + "/run\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: data)
             let running = try HearthProcess.start(args + ["--data", data], environment: environment)
+            // The subject: a kill at a random moment of the run (nothing to wait for).
             try await Task.sleep(for: .microseconds(UInt32.random(in: 1_000...UInt32(window), using: &rng)))
             kill(running.process.processIdentifier, SIGKILL)
             await running.waitForExit()

@@ -40,38 +40,65 @@ final class StderrCollector: @unchecked Sendable {
         return String(decoding: buffer, as: UTF8.self)
     }
 
-    func waitFor(_ needle: String, timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        _ = try await Self.first(toPrint: needle, among: [self], timeout: timeout, sourceLocation: sourceLocation)
+    /// Waits until the child prints `needle`; fails (``TimedOut``, with what it printed) after
+    /// `timeout`.
+    func waitFor(_ needle: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await Self.first(toPrint: needle, among: [self], timeout: timeout, sourceLocation: sourceLocation)
     }
 
-    /// The index of the first of `collectors` to print `needle`, waiting up to `timeout`; nil
-    /// (and a recorded issue showing what each printed) when none did.
-    static func first(toPrint needle: String, among collectors: [StderrCollector], timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int? {
-        var found: Int?
-        _ = await wait(for: collectors, timeout: timeout) { texts in
-            found = texts.firstIndex { $0.contains(needle) }
-            return found != nil
+    /// The index of the first of `collectors` (made with one `ChangeNotifier`) to print
+    /// `needle`, waiting up to `timeout`.
+    @discardableResult
+    static func first(toPrint needle: String, among collectors: [StderrCollector], timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+        try await wait("\"\(needle)\"", for: collectors, timeout: timeout, sourceLocation: sourceLocation) { texts in
+            texts.firstIndex { $0.contains(needle) }
         }
-        if let found { return found }
-        let printed = collectors.count == 1
-            ? "on stderr:\n\(collectors[0].text)"
-            : "on the stderr of any of \(collectors.count) processes:\n" + collectors.enumerated().map { "[\($0.offset)]\n\($0.element.text)" }.joined(separator: "\n")
-        Issue.record("timed out waiting for \"\(needle)\" \(printed)", sourceLocation: sourceLocation)
-        return nil
+    }
+
+    /// Waits until `condition` holds for what the child has printed so far, checking it now
+    /// and after every chunk; fails (``TimedOut``, naming `what`, with what it printed) after
+    /// `timeout`.
+    func wait(_ what: @autoclosure () -> String, timeout: Duration, sourceLocation: SourceLocation = #_sourceLocation, until condition: (String) throws -> Bool) async throws {
+        try await Self.wait(what(), for: [self], timeout: timeout, sourceLocation: sourceLocation) { texts in
+            try condition(texts[0])
+        }
+    }
+
+    /// Waits until `check` returns a value for what `collectors` (made with one `ChangeNotifier`)
+    /// have read so far, checking it now and after every chunk; fails (``TimedOut``, naming
+    /// `what`, with what each printed) after `timeout`.
+    @discardableResult
+    static func wait<T>(_ what: @autoclosure () -> String, for collectors: [StderrCollector], timeout: Duration, sourceLocation: SourceLocation = #_sourceLocation, _ check: ([String]) throws -> T?) async throws -> T {
+        guard let changes = collectors.first?.changes else { preconditionFailure("no collector to wait for") }
+        precondition(collectors.allSatisfy { $0.changes === changes }, "collectors waited on together share one ChangeNotifier")
+        return try await eventually("\(what()) \(printed(by: collectors))", timeout: timeout, wakingOn: changes, sourceLocation: sourceLocation) {
+            try check(collectors.map(\.text))
+        }
     }
 
     /// Waits until `condition` holds for what `collectors` (made with one `ChangeNotifier`) have
-    /// read so far, checking it now and after every chunk; false when `timeout` passes first.
-    static func wait(for collectors: [StderrCollector], timeout: TimeInterval, until condition: ([String]) -> Bool) async -> Bool {
-        guard let changes = collectors.first?.changes else { return condition([]) }
-        precondition(collectors.allSatisfy { $0.changes === changes }, "collectors waited on together share one ChangeNotifier")
-        return await changes.wait(timeout: .seconds(timeout)) { condition(collectors.map(\.text)) }
+    /// read so far, checking it now and after every chunk; fails (``TimedOut``, naming `what`,
+    /// with what each printed) after `timeout`.
+    static func wait(_ what: @autoclosure () -> String, for collectors: [StderrCollector], timeout: Duration, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([String]) throws -> Bool) async throws {
+        try await wait(what(), for: collectors, timeout: timeout, sourceLocation: sourceLocation) { texts in
+            try condition(texts) ? () : nil
+        }
     }
 
-    /// Waits until the child has closed stderr (it exited), then returns everything it wrote.
-    func untilEnd() async throws -> String {
-        // No time limit of its own: scripts/test's watchdog ends a test that hangs here.
-        while !(await changes.wait(timeout: .seconds(3600), until: { lock.withLock { ended } })) {}
+    /// What `collectors` printed, for a failure's message.
+    static func printed(by collectors: [StderrCollector]) -> String {
+        collectors.count == 1
+            ? "on stderr:\n\(collectors[0].text)"
+            : "on the stderr of any of \(collectors.count) processes:\n" + collectors.enumerated().map { "[\($0.offset)]\n\($0.element.text)" }.joined(separator: "\n")
+    }
+
+    /// Waits until the child has closed stderr, then returns everything it wrote. For a child
+    /// that has exited (or was killed): its stderr closes with it, unless a process it started
+    /// still holds a copy — then this fails after a minute.
+    func untilEnd(sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        try await eventually("the end of stderr (a process holding it open?); read so far:\n\(text)", timeout: .seconds(60), wakingOn: changes, sourceLocation: sourceLocation) {
+            lock.withLock { ended }
+        }
         return text
     }
 }

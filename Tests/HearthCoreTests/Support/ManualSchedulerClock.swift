@@ -67,9 +67,8 @@ final class ManualSchedulerClock: SchedulerClock {
 
     /// Waits until something sleeps until exactly `deadline` (up to 10 s of real time).
     func sleeper(until deadline: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        guard await changes.wait(timeout: .seconds(10), until: { sleepingUntil.contains(deadline) }) else {
-            Issue.record("timed out waiting for a sleep until \(deadline); sleeping until \(sleepingUntil)", sourceLocation: sourceLocation)
-            throw CancellationError()
+        try await eventually("a sleep until \(deadline); sleeping until \(sleepingUntil)", timeout: .seconds(10), wakingOn: changes, sourceLocation: sourceLocation) {
+            sleepingUntil.contains(deadline)
         }
     }
 

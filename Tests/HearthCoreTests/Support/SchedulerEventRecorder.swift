@@ -42,19 +42,13 @@ final class SchedulerEventRecorder: Sendable {
     /// The next event after the previous match for which `predicate` holds.
     @discardableResult
     func next(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation, _ predicate: (SchedulerEvent) -> Bool) async throws -> SchedulerEvent {
-        var found: SchedulerEvent?
-        _ = await storage.changes.wait(timeout: timeout) {
-            found = storage.state.withLock { s -> SchedulerEvent? in
+        try await eventually("a scheduler event; events so far:\n  \(all.map { "\($0)" }.joined(separator: "\n  "))", timeout: timeout, wakingOn: storage.changes, sourceLocation: sourceLocation) {
+            storage.state.withLock { s -> SchedulerEvent? in
                 guard let i = s.events[s.cursor...].firstIndex(where: predicate) else { return nil }
                 s.cursor = i + 1
                 return s.events[i]
             }
-            return found != nil
         }
-        if let found { return found }
-        let seen = all.map { "\($0)" }.joined(separator: "\n  ")
-        Issue.record("timed out waiting for a scheduler event; events so far:\n  \(seen)", sourceLocation: sourceLocation)
-        throw CancellationError()
     }
 
     /// Waits until the daemon sleeps until `date` (nil: with nothing scheduled).
