@@ -52,12 +52,13 @@ struct EventuallyTests {
         let writer = Task {
             for i in 1...3 {
                 // Each write once the wait has checked the one before: nothing is coalesced.
-                try await eventually("check \(i)", timeout: .seconds(10), pollEvery: .milliseconds(1)) { checks.withLock { $0 } == i }
+                try await eventually("check \(i)", timeout: .seconds(30), pollEvery: .milliseconds(1)) { checks.withLock { $0 } == i }
                 value.withLock { $0 = i }
                 changes.notify()
             }
         }
-        let seen = try await eventually("the third write", timeout: .seconds(10), wakingOn: changes) { () -> Int? in
+        // 30 s: in a test process whose other suites hold its two pool threads, 10 s was seen to pass.
+        let seen = try await eventually("the third write", timeout: .seconds(30), wakingOn: changes) { () -> Int? in
             let v = value.withLock { $0 }
             checks.withLock { $0 += 1 }  // after the read: the writer's next write wakes the next check
             return v == 3 ? v : nil
