@@ -260,6 +260,14 @@ extension PostgresBackend {
         }
     }
 
+    /// Looked for by `run_id` alone: a scan of `run_records`, which holds at most `historyLimit`
+    /// records per job.
+    package func runRecord(id: String) throws -> RunRecord? {
+        let rows = try connection.query("SELECT record FROM run_records WHERE run_id = $1 LIMIT 1", [id])
+        guard rows.count == 1, let text = rows[0, 0], case .object(let o)? = try? JSONParser.parse(Array(text.utf8)) else { return nil }
+        return RunRecord(json: o)
+    }
+
     package func pruneRunRecords(job: String, keep: Int) throws {
         try connection.query(
             "DELETE FROM run_records WHERE job = $1 AND run_id IN (SELECT run_id FROM run_records WHERE job = $1 ORDER BY run_id DESC OFFSET $2)",

@@ -151,7 +151,7 @@ struct StatusRoutes: Sendable {
         guard !id.isEmpty, id.utf8.count <= 128 else { return notFound(id) }
         do {
             let record = try await BlockingIO.run { () throws(any Error) in
-                try data.runRecords(job: nil, status: nil, limit: nil).first { $0.runID == id }
+                try data.runRecord(id: id)
             }
             guard let record else {
                 if let pending = await daemon.pendingRun(id) { return Self.html(.ok, RunPage.pending(id: id, job: pending.job, running: pending.running)) }

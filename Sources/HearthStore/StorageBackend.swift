@@ -87,6 +87,10 @@ package protocol StorageBackend: DocumentStore {
     /// Run records, the one that ended last first.
     func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord]
 
+    /// The record with this run id, whatever its job (nil: none, or pruned); without reading
+    /// the others (`GET /runs/{id}`).
+    func runRecord(id: String) throws -> RunRecord?
+
     /// Deletes a job's oldest records beyond `keep`.
     func pruneRunRecords(job: String, keep: Int) throws
 

@@ -120,6 +120,10 @@ extension InMemoryStore: StorageBackend {
         return limit.map { Array(out.prefix($0)) } ?? out
     }
 
+    package func runRecord(id: String) throws -> RunRecord? {
+        state.withLock { s in s.records.values.lazy.compactMap { $0[id] }.first }
+    }
+
     package func pruneRunRecords(job: String, keep: Int) throws {
         state.withLock { s in
             guard let records = s.records[job], records.count > keep else { return }

@@ -103,6 +103,7 @@ private struct ClaimFailingStore: StorageBackend {
         try await base.enqueue(message, job: job, runID: runID, createdAt: createdAt)
     }
     func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord] { try base.runRecords(job: job, status: status, limit: limit) }
+    func runRecord(id: String) throws -> RunRecord? { try base.runRecord(id: id) }
     func pruneRunRecords(job: String, keep: Int) throws { try base.pruneRunRecords(job: job, keep: keep) }
     func schedulerState(job: String) -> SchedulerStateStore.Entry? { base.schedulerState(job: job) }
     func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws { try base.saveSchedulerState(entry) }

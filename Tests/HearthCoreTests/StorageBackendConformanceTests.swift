@@ -190,6 +190,22 @@ struct StorageBackendConformanceTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func aRunRecordIsFoundByItsIdWhateverItsJobAndNotOncePruned(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.make()
+        defer { remove() }
+        try await store.saveRecord(Self.record("a", "20261118T000001-0001", start: 1))
+        try await store.saveRecord(Self.record("b", "20261118T000002-0002", start: 2, status: .failed))
+        let committed = RunCommit(job: "a", runID: "20261118T000003-0003", changeset: Changeset(), record: Self.record("a", "20261118T000003-0003", start: 3))
+        #expect(try await store.commit(committed, holder: "test", timeout: .seconds(5)) == .committed)
+        #expect(try store.runRecord(id: "20261118T000002-0002").map { ($0.job, $0.status) } ?? ("?", .succeeded) == ("b", .failed))
+        #expect(try store.runRecord(id: "20261118T000003-0003")?.job == "a")
+        #expect(try store.runRecord(id: "20261118T000009-0009") == nil)
+        #expect(try store.runRecord(id: "../a/20261118T000001-0001") == nil)
+        try store.pruneRunRecords(job: "a", keep: 1)
+        #expect(try store.runRecord(id: "20261118T000001-0001") == nil)
+    }
+
+    @Test(arguments: Backend.allCases)
     func schedulerStateIsKeptPerJobAndReplaced(_ backend: Backend) async throws {
         let (store, remove) = try await backend.make()
         defer { remove() }

@@ -139,6 +139,10 @@ extension DataDirectory: StorageBackend {
         try RunHistory(data: self, limit: .max).list(job: job, status: status, limit: limit)
     }
 
+    package func runRecord(id: String) throws -> RunRecord? {
+        try RunHistory(data: self, limit: .max).record(id: id)
+    }
+
     package func pruneRunRecords(job: String, keep: Int) throws {
         try RunHistory(data: self, limit: keep).prune(job: job)
     }

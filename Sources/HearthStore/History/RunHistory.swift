@@ -46,6 +46,18 @@ package struct RunHistory: Sendable {
         return out
     }
 
+    /// The record `id` of whichever job has it: one file looked for per job.
+    package func record(id: String) throws -> RunRecord? {
+        // A run id is a file name: never a path.
+        guard !id.isEmpty, !id.hasPrefix("."), !id.contains("/") else { return nil }
+        for job in (try FileIO.list(directory) ?? []) where !job.hasPrefix(".") {
+            guard let bytes = try FileIO.readSmallFile(directory + "/" + job + "/" + id + ".json") else { continue }
+            guard case .object(let o)? = try? JSONParser.parse(bytes), let r = RunRecord(json: o), r.runID == id else { continue }
+            return r
+        }
+        return nil
+    }
+
     /// The newest record of a job, if any.
     package func last(job: String) throws -> RunRecord? {
         try list(job: job, limit: 1).first
