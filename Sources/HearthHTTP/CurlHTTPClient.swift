@@ -104,214 +104,16 @@ package final class CurlHTTPClient: HTTPTransport {
     }
 }
 
-// MARK: - State shared between callers and the curl thread
-
-private typealias CurlResultContinuation = CheckedContinuation<Result<HTTPResponse, HTTPTransportError>, Never>
-
 /// The `CURLM*`. `Sendable` because the only call made on it outside the curl thread is
 /// `curl_multi_wakeup`, which libcurl documents as callable from any thread; and that call is
 /// made under ``CurlSharedState``'s lock only while the thread has not begun to stop, so it never
 /// races with `curl_multi_cleanup`.
-private struct CurlMultiHandle: @unchecked Sendable {
+struct CurlMultiHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
-}
 
-/// A request checked and converted on the caller's side, so the curl thread only copies it into
-/// libcurl.
-private struct CurlPreparedRequest: Sendable {
-    var url: String
-    var isHTTPS: Bool
-    var method: String
-    var headerLines: [String]
-    var body: [UInt8]
-    var sendsBody: Bool
-    var timeoutMS: Int
-    var connectTimeoutMS: Int
-
-    init(_ request: HTTPRequest, options: HTTPClientOptions) throws(HTTPTransportError) {
-        guard Self.hasHTTPScheme(request.url) else {
-            throw .invalidRequest("URL \(HTTPTransportError.displayURL(request.url)) is not an absolute http:// or https:// URL")
-        }
-        guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw .invalidRequest("URL for \(HTTPTransportError.displayURL(request.url)) contains spaces or control characters")
-        }
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
-            throw .invalidRequest("method \"\(request.method)\" is not an HTTP token")
-        }
-        var lines: [String] = []
-        var hasExpect = false
-        for header in request.headers {
-            guard !header.name.isEmpty, header.name.utf8.allSatisfy(Self.isTokenByte) else {
-                throw .invalidRequest("header name \"\(header.name)\" is not an HTTP token")
-            }
-            // The value is not quoted here: it may be a secret.
-            guard !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
-                throw .invalidRequest("value of header \(header.name) contains CR, LF or NUL")
-            }
-            if header.name.utf8.count == 6, header.name.lowercased() == "expect" { hasExpect = true }
-            // libcurl: "Name:" removes an internal header, "Name;" sends it with an empty value.
-            let blank = header.value.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 }
-            lines.append(blank ? "\(header.name);" : "\(header.name): \(header.value)")
-        }
-        // libcurl would add `Expect: 100-continue` to larger HTTP/1.1 bodies and then wait up to
-        // a second for an interim response that many servers never send.
-        if !hasExpect { lines.append("Expect:") }
-
-        url = request.url
-        isHTTPS = request.url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false
-        method = request.method
-        headerLines = lines
-        body = request.body
-        sendsBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method)
-        timeoutMS = Self.milliseconds(request.timeout ?? options.timeout)
-        connectTimeoutMS = Self.milliseconds(request.connectTimeout ?? options.connectTimeout)
-    }
-
-    /// Whether `url` starts with `http://` or `https://`, in any case.
-    static func hasHTTPScheme(_ url: String) -> Bool {
-        var utf8 = url.utf8.makeIterator()
-        for expected in "http".utf8 {
-            guard let byte = utf8.next(), byte | 0x20 == expected else { return false }
-        }
-        var next = utf8.next()
-        if let byte = next, byte | 0x20 == UInt8(ascii: "s") { next = utf8.next() }
-        return next == UInt8(ascii: ":") && utf8.next() == UInt8(ascii: "/") && utf8.next() == UInt8(ascii: "/")
-    }
-
-    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 1 }
-        let ms = seconds.multipliedReportingOverflow(by: 1000)
-        if ms.overflow || ms.partialValue > Int64(Int32.max) { return Int(Int32.max) }
-        return max(1, Int(ms.partialValue + attoseconds / 1_000_000_000_000_000))
-    }
-
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
-}
-
-/// Everything callers and the curl thread both touch, behind one lock.
-///
-/// The lock is taken once per request by the caller (``enqueue(id:request:continuation:)``) and
-/// once per turn of the curl thread's loop (``takeWork(into:finished:)``, which also forgets the
-/// transfers finished in the previous turn); nothing is allocated while it is held. With two cores
-/// shared by callers, the curl thread and often the server, a lock taken three times per request
-/// (as it was) kept threads spinning on it (docs/performance.md#push-throughput).
-private final class CurlSharedState: Sendable {
-    enum Entry {
-        /// The task was cancelled before the request was queued.
-        case cancelledEarly
-        /// Waiting in ``State/startQueue`` for the curl thread to pick it up.
-        case queued
-        /// Owned by the curl thread, which resumes the continuation.
-        case started
-    }
-
-    /// A request waiting for the curl thread.
-    typealias Start = (id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation)
-
-    struct State {
-        /// Requests queued, cancelled early or in flight; absent: not queued yet, or done.
-        var entries: [UInt64: Entry] = [:]
-        /// Requests to start, in order; those whose entry is no longer `.queued` were cancelled.
-        var startQueue: [Start] = []
-        var cancelQueue: [UInt64] = []
-        var stopping = false
-    }
-
-    let multi: CurlMultiHandle
-    let state = Mutex(State())
-    private let nextID = Atomic<UInt64>(0)
-
-    init(multi: CurlMultiHandle) {
-        self.multi = multi
-    }
-
-    func allocateID() -> UInt64 {
-        nextID.wrappingAdd(1, ordering: .relaxed).newValue
-    }
-
-    func enqueue(id: UInt64, request: CurlPreparedRequest, continuation: CurlResultContinuation) {
-        let refusal: HTTPTransportError? = state.withLock { state in
-            if state.entries[id] != nil {  // only `.cancelledEarly` can be there yet
-                state.entries[id] = nil
-                return .cancelled
-            }
-            if state.stopping { return .invalidRequest("the HTTP client has been shut down") }
-            state.entries[id] = .queued
-            // A non-empty queue means a wakeup is already on its way.
-            if state.startQueue.isEmpty { _ = hearth_curl_multi_wakeup(multi.raw) }
-            state.startQueue.append((id, request, continuation))
-            return nil
-        }
-        if let refusal { continuation.resume(returning: .failure(refusal)) }
-    }
-
-    /// The calling task was cancelled: a queued request is dropped (the curl thread resumes it
-    /// with ``HTTPTransportError/cancelled``), a started one aborted by the curl thread.
-    func cancel(id: UInt64) {
-        state.withLock { state in
-            switch state.entries[id] {
-            case nil:
-                // Not queued yet (or already finished: ``forgetEarlyCancel(id:)`` tidies that up).
-                state.entries[id] = .cancelledEarly
-            case .queued:
-                state.entries[id] = nil
-            case .started:
-                if state.cancelQueue.isEmpty && !state.stopping { _ = hearth_curl_multi_wakeup(multi.raw) }
-                state.cancelQueue.append(id)
-            case .cancelledEarly:
-                break
-            }
-        }
-    }
-
-    /// Called by `send` when its task was cancelled, after the cancellation handler can no longer
-    /// run: removes the mark ``cancel(id:)`` left if the request had finished in the meantime.
-    func forgetEarlyCancel(id: UInt64) {
-        state.withLock { state in
-            if case .cancelledEarly? = state.entries[id] { state.entries[id] = nil }
-        }
-    }
-
-    func requestStop() {
-        state.withLock { state in
-            guard !state.stopping else { return }
-            state.stopping = true
-            _ = hearth_curl_multi_wakeup(multi.raw)
-        }
-    }
-
-    /// Called by the curl thread: forgets the transfers in `finished` (their callers were resumed
-    /// already), swaps the queued requests into `starts` (empty on entry), and takes the ids
-    /// to cancel. `dropped`: the requests in `starts` cancelled while queued, not to be started.
-    func takeWork(into starts: inout [Start], finished: [UInt64]) -> (dropped: [UInt64], cancels: [UInt64], stopping: Bool) {
-        state.withLock { state in
-            for id in finished { state.entries[id] = nil }
-            swap(&starts, &state.startQueue)
-            var dropped: [UInt64] = []
-            for start in starts {
-                if case .queued? = state.entries[start.id] {
-                    state.entries[start.id] = .started
-                } else {
-                    dropped.append(start.id)
-                }
-            }
-            var cancels: [UInt64] = []
-            if !state.cancelQueue.isEmpty { swap(&cancels, &state.cancelQueue) }
-            return (dropped, cancels, state.stopping)
-        }
+    /// `curl_multi_wakeup`: wakes the curl thread from `curl_multi_poll`; callable from any thread.
+    func wakeup() {
+        _ = hearth_curl_multi_wakeup(raw)
     }
 }
 
@@ -569,46 +371,14 @@ private func curlWriteBody(
     return length
 }
 
-/// CURLOPT_HEADERFUNCTION: called once per header line, status lines included. A status line
-/// starts a new response (after `100 Continue` or a proxy's `CONNECT` reply), so only the final
-/// response's headers are kept.
+/// CURLOPT_HEADERFUNCTION: called once per header line, status lines included; the line goes
+/// into the transfer's response headers (``CurlHeaderLine/append(_:to:)``).
 private func curlWriteHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userData: UnsafeMutableRawPointer?
 ) -> Int {
     let length = size * count
     guard let data, let userData, length > 0 else { return length }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
-    let line = UnsafeRawBufferPointer(start: data, count: length)
-    var end = line.count
-    while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
-    guard end > 0 else { return length }
-    if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
-       line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-        transfer.responseHeaders.removeAll(keepingCapacity: true)
-    } else if line[0] == 0x20 || line[0] == 0x09 {
-        // An obsolete folded continuation of the previous header.
-        if !transfer.responseHeaders.isEmpty {
-            let more = curlTrimmedHeaderText(line, from: 0, to: end)
-            transfer.responseHeaders[transfer.responseHeaders.count - 1].value += " " + more
-        }
-    } else if let colon = line[..<end].firstIndex(of: UInt8(ascii: ":")) {
-        let name = String(unsafeUninitializedCapacity: colon) { name in
-            for index in 0..<colon {
-                let byte = line[index]
-                name[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-            }
-            return colon
-        }
-        transfer.responseHeaders.append((name: name, value: curlTrimmedHeaderText(line, from: colon + 1, to: end)))
-    }
+    CurlHeaderLine.append(UnsafeRawBufferPointer(start: data, count: length), to: &transfer.responseHeaders)
     return length
-}
-
-/// `bytes[from..<to]` without surrounding spaces and tabs, decoded as UTF-8 (invalid bytes repaired).
-private func curlTrimmedHeaderText(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> String {
-    var start = from
-    var end = to
-    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-    return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
 }
