@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import ab, commit_model, data_import, feed_cost, feed_sql, floors, functions, gigs, idle, jobs, outbox, push, trigger
+from . import ab, calls, commit_model, data_import, feed_cost, feed_sql, floors, functions, gigs, idle, jobs, outbox, push, trigger
 
 DESCRIPTION = """\
 Hearth's benchmarks (docs/performance.md). Release binaries first:
@@ -46,6 +46,7 @@ COMMANDS = [
     ("functions", functions, "a command job beside its compiled-in twin"),
     ("gigs", gigs, "gig-quality-score over generated gigs"),
     ("commit-model", commit_model, "a big commit's file work alone, modelled in C"),
+    ("calls", calls, "callable functions through a daemon's endpoint: send-gift and award-xp latency p50/p90/p99 and calls/s, by answer, at each concurrency"),
     ("trigger", trigger, "triggered runs with a daemon running: write to commit (p50/p99), a burst from 4 writers, CPU per run, idle memory"),
 ]
 

@@ -50,6 +50,12 @@ def median_range(values, digits=2):
     return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f})"
 
 
+def pct(values, q):
+    """The q-quantile of `values` (nearest rank)."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
 def interleaved(items, round_index):
     """`items` in order on even rounds, reversed on odd ones: neither always goes first."""
     items = list(items)

@@ -12,7 +12,7 @@ import sys
 import time
 
 from . import postgres
-from .common import HERE, backends, cpu_seconds, data_options, iso, load, proc_status
+from .common import HERE, backends, cpu_seconds, data_options, iso, load, pct, proc_status
 from .data import first_seed
 from .store import Store
 from .trigger_app import open_app
@@ -261,11 +261,6 @@ class Round:
         print(f"burst: {a.burst:,} gifts from 4 writers in {burst['seconds']:.2f} s; {burst['pending']} not settled; "
               f"all settled {burst['settled_after']:.2f} s after the last write; {burst['runs']} gift-settle runs")
         print(idle)
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
 def idle_line(none, off, on):

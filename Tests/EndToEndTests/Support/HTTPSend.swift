@@ -79,12 +79,21 @@ extension HTTPSend {
         var json: String?
     }
 
+    /// Sends the requests of stdin's `requests`, `concurrency` at a time; with `together`, one
+    /// thread each, every connection opened before any request is sent.
     static let exchangeScript = """
-        import http.client, json, sys, urllib.parse
+        import http.client, json, sys, threading, urllib.parse
         from concurrent.futures import ThreadPoolExecutor
+        spec = json.loads(sys.stdin.read())
+        requests = spec["requests"]
+        together = spec["together"]
+        barrier = threading.Barrier(len(requests)) if together and requests else None
         def send(r):
             u = urllib.parse.urlsplit(r["url"])
-            c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+            c = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+            if barrier:
+                c.connect()
+                barrier.wait()
             body = r["body"].encode() if r.get("body") is not None else None
             c.request(r["method"], u.path + ("?" + u.query if u.query else ""), body=body, headers=r["headers"])
             response = c.getresponse()
@@ -95,14 +104,21 @@ extension HTTPSend {
             except ValueError:
                 canonical = None
             return {"status": response.status, "headers": {k.lower(): v for k, v in response.getheaders()}, "body": raw, "json": canonical}
-        with ThreadPoolExecutor(4) as pool:
-            print(json.dumps(list(pool.map(send, json.loads(sys.stdin.read())))))
+        with ThreadPoolExecutor(max(1, len(requests)) if together else spec["concurrency"]) as pool:
+            print(json.dumps(list(pool.map(send, requests))))
         """
 
+    struct Batch: Encodable {
+        var requests: [Exchange]
+        var concurrency: Int
+        var together: Bool
+    }
+
     /// Sends `requests` through Python's `http.client` (urllib adds a `Content-Type` of its
-    /// own), four at a time, and returns the answers in the same order.
-    static func exchange(_ requests: [Exchange]) async throws -> [Answered] {
-        let input = String(decoding: try JSONEncoder().encode(requests), as: UTF8.self)
+    /// own), `concurrency` at a time (with `together`: all at once, each on a connection opened
+    /// before the first is sent), and returns the answers in the same order.
+    static func exchange(_ requests: [Exchange], concurrency: Int = 4, together: Bool = false) async throws -> [Answered] {
+        let input = String(decoding: try JSONEncoder().encode(Batch(requests: requests, concurrency: max(1, concurrency), together: together)), as: UTF8.self)
         let r = try await ExternalTool.python(exchangeScript, stdin: input)
         guard r.status == 0 else { throw HTTPProbe.ProbeFailed(message: "\(requests.count) requests: \(r.stderr)") }
         return try JSONDecoder().decode([Answered].self, from: Data(r.stdout.utf8))
