@@ -281,7 +281,7 @@ struct PostgresCallTests {
         static func start(_ store: Store) async throws -> Daemon {
             let process = try HearthProcess.start(["daemon"] + store.config, in: store.temp.path, environment: store.environment)
             let stderr = StderrCollector(process.stderrPipe)
-            try await stderr.waitFor("HTTP endpoint listening", timeout: 120)
+            try await stderr.waitFor("HTTP endpoint listening", timeout: .seconds(120))
             let port = stderr.text.split(separator: " ").first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst(5).prefix { $0.isNumber }) }
             return Daemon(process: process, stderr: stderr, port: try #require(port, "no port in: \(stderr.text)"))
         }
