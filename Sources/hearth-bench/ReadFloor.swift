@@ -6,7 +6,7 @@ import HearthStore
 extension HearthBench {
     /// `hearth-bench read-floor DIR`: the benchmark floor of docs/performance.md#read-floor-and-write-floor — the time to merely read every
     /// document's bytes under a data directory, with the same file reader the jobs use (no
-    /// parsing). One thread by default: issue 17 defines the floor as a single-thread loop that
+    /// parsing). One thread by default: the floor is a single-thread loop that
     /// only reads the files (the job has every core; parsing is its only extra work).
     /// `--threads 0` (or any value but 1) reads on every core instead (the stricter floor earlier tables used).
     struct ReadFloor: AsyncParsableCommand {
