@@ -8,7 +8,10 @@ import HearthTestSupport
 struct EventuallyTests {
     @Test func returnsTheFirstValueTheCheckGives() async throws {
         var checks = 0
-        let value = try await eventually("the third check", timeout: .seconds(10), pollEvery: .milliseconds(1)) { () -> String? in
+        // The deadlines of the waits that are to succeed are long: the suite runs beside every
+        // other core suite in one process, and a test that blocks a pool thread (a server's
+        // stop() polling its child's exit) was seen to hold the wait 30 s past its time.
+        let value = try await eventually("the third check", timeout: .seconds(120), pollEvery: .milliseconds(1)) { () -> String? in
             checks += 1
             return checks == 3 ? "third" : nil
         }
@@ -41,7 +44,7 @@ struct EventuallyTests {
             described += 1
             return "a condition"
         }
-        try await eventually(description(), timeout: .seconds(10)) { true }
+        try await eventually(description(), timeout: .seconds(120)) { true }
         #expect(described == 0)
     }
 
@@ -52,13 +55,12 @@ struct EventuallyTests {
         let writer = Task {
             for i in 1...3 {
                 // Each write once the wait has checked the one before: nothing is coalesced.
-                try await eventually("check \(i)", timeout: .seconds(30), pollEvery: .milliseconds(1)) { checks.withLock { $0 } == i }
+                try await eventually("check \(i)", timeout: .seconds(120), pollEvery: .milliseconds(1)) { checks.withLock { $0 } == i }
                 value.withLock { $0 = i }
                 changes.notify()
             }
         }
-        // 30 s: in a test process whose other suites hold its two pool threads, 10 s was seen to pass.
-        let seen = try await eventually("the third write", timeout: .seconds(30), wakingOn: changes) { () -> Int? in
+        let seen = try await eventually("the third write", timeout: .seconds(120), wakingOn: changes) { () -> Int? in
             let v = value.withLock { $0 }
             checks.withLock { $0 += 1 }  // after the read: the writer's next write wakes the next check
             return v == 3 ? v : nil
