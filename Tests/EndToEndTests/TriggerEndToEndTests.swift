@@ -140,6 +140,38 @@ struct TriggerEndToEndTests {
         #expect(started.contains { $0.hasPrefix("userXP/") }, "runs started by: \(started); stderr: \(stderr.text)")
     }
 
+    /// An app's call to award-xp writes `userXP`; that commit starts achievement-unlock as any
+    /// other write does (docs/jobs/award-xp.md). The call is made with `hearth call`, another
+    /// process than the daemon, which learns of it through its change feed.
+    @Test func anAwardXPCallsCommitStartsAchievementUnlock() async throws {
+        let dir = try TempDirectory("hearth-trigger")
+        defer { dir.remove() }
+        let seed = try await HearthProcess.run(["seed", "--out", "data", "--users", "20", "--seed", "7"], in: dir.path)
+        try #require(seed.status == 0, "\(seed.stderr)")
+        let list = try await HearthProcess.run(["list", "--data", "data", "--format", "json"], in: dir.path)
+        let all = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.compactMap { $0["job"] as? String } ?? []
+        var config = "dataDir = \"data\"\nshutdownGrace = \"5s\"\n"
+        for name in all where name != "award-xp" {
+            config += name == "achievement-unlock" ? "[jobs.\(name)]\nschedule = \"0 12 1 1 *\"\n" : "[jobs.\(name)]\nenabled = false\n"
+        }
+        try dir.write("hearth.toml", config)
+        let daemon = try HearthProcess.start(["daemon", "--config", "hearth.toml"], in: dir.path)
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        let stderr = StderrCollector(daemon.stderrPipe)
+        try await Self.waitForTriggeredRuns(stderr, job: "achievement-unlock", count: 1)
+
+        let call = try await HearthProcess.run(["call", "award-xp", "--config", "hearth.toml", "--uid", "e2e-user", "--data", #"{"source": "daily_login"}"#], in: dir.path)
+        #expect(call.status == 0, "\(call.stdout)\(call.stderr)")
+        #expect(call.stdout.contains(#""awarded": true"#), "\(call.stdout)")
+        try await Self.waitForTriggeredRuns(stderr, job: "achievement-unlock", count: 2)
+        let started = try await Self.records(dir, job: "achievement-unlock").filter { $0["trigger"] as? String == "write" }.flatMap {
+            ($0["triggeredBy"] as? [String: Any])?["paths"] as? [String] ?? []
+        }
+        #expect(started.contains("userXP/e2e-user"), "runs started by: \(started); stderr: \(stderr.text)")
+        let awarded = try await Self.records(dir, job: "award-xp")
+        #expect(awarded.map { $0["trigger"] as? String } == ["call"])
+    }
+
     /// Every gift settled exactly once: each user's points, giftsGiven and giftsReceived are
     /// what the completed gifts say, and the points add up to what they started with.
     static func expectSettledOnce(_ dir: TempDirectory, gifts: [String: (from: Int, to: Int, amount: Int)], users: Int, points: Int, note: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
