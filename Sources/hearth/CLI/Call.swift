@@ -23,18 +23,13 @@ extension Hearth {
         @Option(help: "Data directory (overrides dataDir in the configuration; the other commands' --data).")
         var dataDir: String?
 
-        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-        var logLevel: String = "notice"
-
-        @Option(help: "Log format: text or json.")
-        var logFormat: String = "text"
+        @OptionGroup var logging: LoggingOptions
 
         /// The global options, as the other commands take them.
         private func globalOptions() throws -> GlobalOptions {
-            var arguments = ["--log-level", logLevel, "--log-format", logFormat]
-            if let config { arguments += ["--config", config] }
-            if let dataDir { arguments += ["--data", dataDir] }
-            return try GlobalOptions.parse(arguments)
+            var global = try GlobalOptions.parse([])
+            (global.config, global.data, global.logging) = (config, dataDir, logging)
+            return global
         }
 
         @Argument(help: "The callable job (see `hearth list`).")

@@ -14,22 +14,11 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Data directory (overrides dataDir in the configuration).")
     var data: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "notice"
-
-    @Option(help: "Log format: text or json (JSON lines for journald and log shippers).")
-    var logFormat: String = "text"
+    @OptionGroup var logging: LoggingOptions
 
     /// Sets up logging; call first in every command.
     func bootstrap() throws -> Logger {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw UsageError("--log-level: invalid value \"\(logLevel)\"; accepted: trace, debug, info, notice, warning, error, critical")
-        }
-        guard let format = HearthLogHandler.Format(rawValue: logFormat) else {
-            throw UsageError("--log-format: invalid value \"\(logFormat)\"; accepted: text, json")
-        }
-        LoggingBootstrap.once(level: level, format: format)
-        return Logger(label: "hearth")
+        try logging.bootstrap()
     }
 
     /// The compiled-in jobs and the config's command jobs.
@@ -56,6 +45,28 @@ struct GlobalOptions: ParsableArguments {
     /// The configured storage backend (docs/configuration.md#store).
     func openStore(_ config: HearthConfig) throws -> any StorageBackend {
         try config.openStore()
+    }
+}
+
+/// `--log-level` and `--log-format`: every command's, `hearth call`'s included (whose `--data`
+/// is the call's, so it takes these without ``GlobalOptions``).
+struct LoggingOptions: ParsableArguments {
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "notice"
+
+    @Option(help: "Log format: text or json (JSON lines for journald and log shippers).")
+    var logFormat: String = "text"
+
+    /// Sets up logging; call first in every command.
+    func bootstrap() throws -> Logger {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw UsageError("--log-level: invalid value \"\(logLevel)\"; accepted: trace, debug, info, notice, warning, error, critical")
+        }
+        guard let format = HearthLogHandler.Format(rawValue: logFormat) else {
+            throw UsageError("--log-format: invalid value \"\(logFormat)\"; accepted: text, json")
+        }
+        LoggingBootstrap.once(level: level, format: format)
+        return Logger(label: "hearth")
     }
 }
 
