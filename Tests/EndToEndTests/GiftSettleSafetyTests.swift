@@ -54,16 +54,13 @@ struct GiftSettleSafetyTests {
         // both outcomes keep occurring (a window of half the run gave 4 "after" in 300 and
         // failed CI once with none in 100).
         let killer = KillDuringCommit(args: ["run", "gift-settle", "--now", "2026-11-18T12:00:00Z"])
-        var settled: [String] = []
         _ = try await killer.run(pristine: pristine, reference: reference, scratch: s.path, iterations: iterations) { data, isAfter in
-            if settled.isEmpty {
-                settled = Self.statuses(reference)
-                #expect(!settled.contains("pending"))
-                #expect(settled.contains("completed") && settled.contains("failed"))
-            }
             let statuses = Self.statuses(data)
-            if isAfter { #expect(statuses == settled) } else { #expect(statuses.allSatisfy { $0 == "pending" }) }
+            if isAfter { #expect(statuses == Self.statuses(reference)) } else { #expect(statuses.allSatisfy { $0 == "pending" }) }
         }
+        let settled = Self.statuses(reference)
+        #expect(!settled.contains("pending"))
+        #expect(settled.contains("completed") && settled.contains("failed"))
     }
 
     /// While the job is between its read and its commit, the app adds a pending gift and

@@ -29,17 +29,27 @@ enum LocalServers {
         return nil
     }
 
-    /// Kills `process` with SIGKILL and waits for it, up to 10 s. Not SIGTERM: a child started
-    /// from a Swift concurrency thread inherits that thread's signal mask, in which SIGTERM is
-    /// blocked. Not `waitUntilExit()`: Foundation notices the exit only once every copy of a
-    /// socket the child inherited is closed, so a process that got a copy too (a server another
-    /// spawn started at the same moment) makes it spin until that one ends.
+    /// Kills `process` with SIGKILL and waits, up to 10 s, until the kernel says it has exited.
+    /// Not SIGTERM: a child started from a Swift concurrency thread inherits that thread's
+    /// signal mask, in which SIGTERM is blocked. Not `waitUntilExit()` nor `isRunning`:
+    /// Foundation notices the exit only once every copy of a socket the child inherited is
+    /// closed, so a process that got a copy too (a server another spawn started at the same
+    /// moment) keeps them true until that one ends, and this thread (often one of the test
+    /// pool's few) would spin for the whole deadline. `waitid` with `WNOWAIT` sees the exit at
+    /// once and leaves the child for Foundation to reap.
     static func kill(_ process: Process) {
-        if process.isRunning {
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        }
+        let pid = process.processIdentifier
+        guard pid > 0, process.isRunning else { return }
+        _ = Glibc.kill(pid, SIGKILL)
         let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        while ContinuousClock.now < deadline {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            // -1: no such child any more (Foundation reaped it); a pid: it has exited.
+            if result == -1 && errno != EINTR { return }
+            if result == 0 && info._sifields._sigchld.si_pid == pid { return }
+            usleep(1_000)
+        }
     }
 
     /// Whether `python3` can import every module in `modules`.
