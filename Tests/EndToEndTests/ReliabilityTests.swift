@@ -8,9 +8,7 @@ import HearthTestSupport
 /// The fault harness beyond commit kills (`CommitSafetyTests`): two jobs writing the same
 /// users at once, a disk that fills up mid-run, and SIGKILLs at random points of a batch
 /// delivery. `scripts/fault-harness` runs them with more iterations.
-// Serialized: the delivery-kill test times its kills by an uninterrupted delivery it measures just
-// before, which a sibling test running at the same moment would lengthen or shorten.
-@Suite("reliability", .serialized)
+@Suite("reliability")
 struct ReliabilityTests {
     static let now = "2026-11-18T12:00:00Z"
 

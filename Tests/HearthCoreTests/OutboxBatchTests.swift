@@ -8,6 +8,8 @@ import Testing
 /// The batched outbox (a run's messages in `pending/<job>-<run>-bNNNN.jsonl` with an
 /// append-only delivery log): what is sent, what is recorded, what is removed, and what a
 /// crash or a second deliverer can and cannot do.
+// Serialized: its deliveries take their times from the wall clock (leases, retries, a slow
+// endpoint), and its own tests beside each other on 2 cores stretched them past their margins.
 @Suite("outbox batches", .serialized)
 struct OutboxBatchTests {
     static let job = "notification-fanout"

@@ -10,6 +10,8 @@ import HearthTestSupport
 /// The outbox deliverer against a real webhook receiver on 127.0.0.1
 /// (`Tests/Servers/webhook_receiver.py`, which checks signatures with Python's `hmac`), over
 /// the real libcurl client. Each failure mode ends in its expected state.
+// Serialized: its deliveries take their times from the wall clock (leases, retries, a slow
+// endpoint), and its own tests beside each other on 2 cores stretched them past their margins.
 @Suite("outbox delivery", .serialized)
 struct OutboxDeliveryTests {
     static func client(timeout: Duration = .seconds(5)) throws -> CurlHTTPClient {
@@ -344,11 +346,12 @@ struct OutboxDeliveryTests {
         let receiver = try await WebhookReceiver.start(secret: OutboxFixture.secret)
         defer { receiver.stop() }
         let f = try OutboxFixture(webhooks: [
-            ("slow", receiver.url("/slow/s?ms=2500"), ["slow.event", "both.event"]),
+            // 4 s: room for the 31 fast deliveries on a machine other tests keep busy.
+            ("slow", receiver.url("/slow/s?ms=4000"), ["slow.event", "both.event"]),
             ("fast", receiver.url("/ok/fast"), ["fast.event", "both.event"]),
         ])
         defer { f.remove() }
-        let client = try Self.client()
+        let client = try Self.client(timeout: .seconds(20))
         defer { client.shutdown() }
         // Claimed in file-name order: the slow ones first.
         for i in 0..<2 { try f.queueEvent("slow.event", id: "a-slow-\(i)") }
@@ -450,15 +453,15 @@ struct OutboxDeliveryTests {
         let client = try Self.client()
         defer { client.shutdown() }
         let id = try f.queuePush(user: "u1", tokens: ["tok-a-000000000001", "tok-b-000000000002"])
-        let deliverer = f.deliverer(transport: client, provider: provider)
+        // The attempt's time from a clock that stands still: the retry is exactly 42 s after it.
+        let at = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let deliverer = f.deliverer(transport: client, provider: provider, clock: { at })
 
-        let before = Date()
-        #expect(await deliverer.deliverDue().retrying == 1)
+        #expect(await deliverer.deliverDue(now: at).retrying == 1)
         let m = try #require(f.message(id, in: .pending))
         #expect(m.targets.map(\.state) == [.delivered, .pending])
         #expect(m.lastError == "…000002: UNAVAILABLE")
-        let wait = try #require(m.nextAttemptAt).timeIntervalSince(before)
-        #expect(wait >= 42 - 0.01 && wait < 43)  // timestamps are stored in whole milliseconds
+        #expect(m.nextAttemptAt == at.addingTimeInterval(42))
 
         #expect(await deliverer.deliverDue(now: Date().addingTimeInterval(60)).delivered == 1)
         #expect(provider.sends(to: "tok-a-000000000001") == 1)

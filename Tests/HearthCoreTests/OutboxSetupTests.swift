@@ -13,6 +13,8 @@ import HearthTestSupport
 /// How a process sets delivery up (``OutboxDelivery``, ``DaemonOutboxDelivery``): the provider
 /// from `[push]`, the one HTTP client, delivery after a run, and when the daemon looks again.
 /// Real webhook receiver and real libcurl client; PostgreSQL cases on a real server.
+// Serialized: its deliveries take their times from the wall clock (leases, retries, a slow
+// endpoint), and its own tests beside each other on 2 cores stretched them past their margins.
 @Suite("outbox delivery set-up", .serialized)
 struct OutboxSetupTests {
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

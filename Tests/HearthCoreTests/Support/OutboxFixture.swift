@@ -40,9 +40,9 @@ struct OutboxFixture {
 
     func deliverer(
         transport: any HTTPTransport, provider: (any PushProvider)? = nil, logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-        options: OutboxDeliverer.Options? = nil
+        options: OutboxDeliverer.Options? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) -> OutboxDeliverer {
-        OutboxDeliverer(config: config, store: data, transport: transport, pushProvider: provider, logger: logger, options: options ?? self.options(), environment: [:])
+        OutboxDeliverer(config: config, store: data, transport: transport, pushProvider: provider, logger: logger, options: options ?? self.options(), environment: [:], clock: clock)
     }
 
     /// Queues an event the way a commit does (straight into `pending/`).
