@@ -4,7 +4,7 @@ import HearthKit
 import Logging
 
 extension OutboxDeliverer {
-    /// One delivery pass over the storage backend's outbox (``StorageBackend/outbox``).
+    /// One delivery pass over the storage backend's outbox (``OutboxStore/outbox``).
     /// Never throws: failures are in the report and the log.
     package func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
         await deliverDue(from: store.outbox, now: now)

@@ -10,8 +10,8 @@ import HearthKit
 /// Updates are read-modify-write under an exclusive `flock` on `disabled-endpoints.lock`, and
 /// written atomically.
 extension DataDirectory {
-    var disabledEndpointsPath: String { OutboxStore.root(self) + "/disabled-endpoints.json" }
-    var disabledEndpointsLockPath: String { OutboxStore.root(self) + "/disabled-endpoints.lock" }
+    var disabledEndpointsPath: String { DirectoryOutboxFolders.root(self) + "/disabled-endpoints.json" }
+    var disabledEndpointsLockPath: String { DirectoryOutboxFolders.root(self) + "/disabled-endpoints.lock" }
 
     /// Every entry; an unreadable file reads as none.
     package func disabledEndpoints() throws -> [String: DisabledEndpoint] {
@@ -27,7 +27,7 @@ extension DataDirectory {
     }
 
     package func disableEndpoint(_ name: String, _ entry: DisabledEndpoint) throws {
-        try FileIO.makeDirectories(OutboxStore.root(self), within: root)
+        try FileIO.makeDirectories(DirectoryOutboxFolders.root(self), within: root)
         let lock = try CommitLock.acquire(path: disabledEndpointsLockPath, root: root, holder: "pid=\(getpid()) outbox", timeout: .seconds(30), what: "the disabled-endpoints list")
         defer { lock.release() }
         var o = JSONObject()
@@ -36,6 +36,6 @@ extension DataDirectory {
             ("configHash", .string(entry.configHash)), ("disabledAt", Timestamp.json(entry.disabledAt)), ("reason", .string(entry.reason)),
         ]))
         try FileIO.writeAtomically(disabledEndpointsPath, JSONWriter.document(o))
-        try FileIO.fsyncDirectory(OutboxStore.root(self))
+        try FileIO.fsyncDirectory(DirectoryOutboxFolders.root(self))
     }
 }

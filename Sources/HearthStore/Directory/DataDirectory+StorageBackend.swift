@@ -63,11 +63,11 @@ extension DataDirectory: StorageBackend {
         return try await locked(c, holder: holder, timeout: timeout) { committer throws(any Error) in
             try checkOwnership(c)
             let ledger = Ledger.operations(records: c.ledgerRecords, deletes: c.ledgerDeletes, job: commit.job, runID: commit.runID)
-            let outbox = OutboxStore.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)
+            let outbox = DirectoryOutboxFolders.batchWrites(c.messages, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)
             let events = commit.events.map { event in
                 Committer.Write.put(
-                    OutboxStore.relativePath(pending: event.id),
-                    JSONWriter.document(OutboxStore.envelope(event, job: commit.job, runID: commit.runID, createdAt: commit.record.end)))
+                    DirectoryOutboxFolders.relativePath(pending: event.id),
+                    JSONWriter.document(OutboxEnvelope.queued(event, job: commit.job, runID: commit.runID, createdAt: commit.record.end)))
             }
             let record = Committer.Write.put(commit.record.relativePath, JSONWriter.document(commit.record.json))
             try committer.commit(c, id: "\(commit.job)-\(commit.runID)", leading: ledger, extra: outbox + events + [record], writer: WriterMark(job: commit.job, chain: commit.chain))
@@ -131,7 +131,7 @@ extension DataDirectory: StorageBackend {
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {
         let data = self
         try await BlockingIO.run { () throws(FileIO.Failure) in
-            try OutboxStore.enqueue(message, job: job, runID: runID, createdAt: createdAt, data: data)
+            try DirectoryOutboxFolders.enqueue(message, job: job, runID: runID, createdAt: createdAt, data: data)
         }
     }
 
@@ -147,24 +147,24 @@ extension DataDirectory: StorageBackend {
         try RunHistory(data: self, limit: keep).prune(job: job)
     }
 
-    package func schedulerState(job: String) -> SchedulerStateStore.Entry? {
-        SchedulerStateStore(data: self).load(job: job)
+    package func schedulerState(job: String) -> SchedulerState? {
+        DirectorySchedulerState(data: self).load(job: job)
     }
 
-    package func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws {
-        try SchedulerStateStore(data: self).save(entry)
+    package func saveSchedulerState(_ entry: SchedulerState) throws {
+        try DirectorySchedulerState(data: self).save(entry)
     }
 
     package func pauses() throws -> [String: JobPause] {
-        try PauseStore(data: self).load()
+        try DirectoryPauses(data: self).load()
     }
 
     package func setPause(_ pause: JobPause) throws {
-        try PauseStore(data: self).save(pause)
+        try DirectoryPauses(data: self).save(pause)
     }
 
     package func clearPause(job: String) throws {
-        try PauseStore(data: self).remove(job: job)
+        try DirectoryPauses(data: self).remove(job: job)
     }
 
     package func appendAudit(_ entry: AuditEntry) throws {

@@ -2,13 +2,13 @@ package import Foundation
 import Synchronization
 import HearthKit
 
-/// The data directory's outbox (`.hearth/outbox/`, ``OutboxStore``) as a queue deliverers
+/// The data directory's outbox (`.hearth/outbox/`, ``DirectoryOutboxFolders``) as a queue deliverers
 /// claim from (docs/outbox-and-webhooks.md#delivery-retries-dead-letters).
 ///
 /// **One value, one pass.** The first ``claimDue(limit:now:)`` lists `pending/`; each claim
 /// then takes the next files and batch lines of that listing, single message files first, and
 /// the claim that finds the listing exhausted comes back empty, prunes `dropped/` and ends the
-/// pass (a later claim lists again). ``StorageBackend/outbox`` gives a fresh value each time.
+/// pass (a later claim lists again). ``OutboxStore/outbox`` gives a fresh value each time.
 ///
 /// **Claims.** A message file is claimed with an exclusive, non-blocking `flock` on the file
 /// itself (``OutboxClaim``, which explains the choice over rename-into-`inflight/`), held
@@ -39,14 +39,14 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
 
     // MARK: OutboxQueue
 
-    package var droppedLocation: String { OutboxStore.directory(.dropped, in: data) + "/" }
+    package var droppedLocation: String { DirectoryOutboxFolders.directory(.dropped, in: data) + "/" }
 
-    package func messages(in folder: OutboxStore.Folder) throws -> [OutboxEnvelope] {
-        try OutboxStore.messages(in: folder, data: data)
+    package func messages(in folder: OutboxFolder) throws -> [OutboxEnvelope] {
+        try DirectoryOutboxFolders.messages(in: folder, data: data)
     }
 
     package func retry(id: String, now: Date) throws -> Bool {
-        try OutboxStore.retry(id: id, now: now, data: data)
+        try DirectoryOutboxFolders.retry(id: id, now: now, data: data)
     }
 
     /// After a pass of this value: the earliest due date among the messages it left pending
@@ -54,10 +54,10 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
     /// otherwise read from `pending/`.
     package func nextDueDate() throws -> Date? {
         if let summary = lastPass.withLock({ $0 }) { return summary.nextDue }
-        return try OutboxStore.messages(in: .pending, data: data).map(\.dueAt).min()
+        return try DirectoryOutboxFolders.messages(in: .pending, data: data).map(\.dueAt).min()
     }
 
-    package func hasPending() throws -> Bool { OutboxStore.hasPending(data) }
+    package func hasPending() throws -> Bool { DirectoryOutboxFolders.hasPending(data) }
 
     /// Claims here are flocks and lines of batch files already read: a claim of 1,000 costs no
     /// more than 1,000 of one, and the pass waits for its slowest message 10 times less often.
@@ -75,7 +75,7 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
     private func claim(limit: Int, now: Date) throws(FileIO.Failure) -> DirectoryOutboxBatch {
         try state.withLock { (s: inout PassState?) throws(FileIO.Failure) -> DirectoryOutboxBatch in
             if s == nil {
-                let listing = try OutboxStore.pendingListing(data)
+                let listing = try DirectoryOutboxFolders.pendingListing(data)
                 removeOrphanLogs(listing)
                 s = PassState(files: listing.files, batches: listing.batches)
             }
@@ -87,7 +87,7 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
                 // The listing is exhausted: the pass ends here.
                 let pass = s!
                 s = nil
-                if pass.droppedStored > 0 { OutboxStore.pruneDropped(data) }
+                if pass.droppedStored > 0 { DirectoryOutboxFolders.pruneDropped(data) }
                 let final = pass.summary
                 lastPass.withLock { $0 = final }
             } else {
@@ -98,13 +98,13 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
     }
 
     /// Removes delivery logs whose batch is gone (a crash between the two unlinks).
-    private func removeOrphanLogs(_ listing: OutboxStore.PendingListing) {
+    private func removeOrphanLogs(_ listing: DirectoryOutboxFolders.PendingListing) {
         let batches = Set(listing.batches)
         for name in listing.logs where !batches.contains(name) {
             // Looked at again: the listing is not atomic against a deliverer finishing a batch.
             do throws(FileIO.Failure) {
-                if try FileIO.lstatPath(OutboxStore.batchPath(name, data: data)) == nil {
-                    try FileIO.remove(OutboxStore.batchLogPath(name, data: data))
+                if try FileIO.lstatPath(DirectoryOutboxFolders.batchPath(name, data: data)) == nil {
+                    try FileIO.remove(DirectoryOutboxFolders.batchLogPath(name, data: data))
                 }
             } catch {
                 continue  // tried again next pass
@@ -130,7 +130,7 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
     }
 
     private func record(_ outcome: OutboxOutcome, of entry: DirectoryOutboxBatch.Entry) throws(FileIO.Failure) {
-        let pending = OutboxStore.directory(.pending, in: data)
+        let pending = DirectoryOutboxFolders.directory(.pending, in: data)
         switch (entry, outcome) {
         case (_, .untouched):
             return
@@ -142,7 +142,7 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
         case (.file(let name, _, let valid), .finished(let envelope, let folder)):
             if !valid {
                 // Not a message: the file is kept as it was, for a person to look at.
-                try OutboxStore.move(name, from: .pending, to: .dead, data: data)
+                try DirectoryOutboxFolders.move(name, from: .pending, to: .dead, data: data)
                 return
             }
             try store(envelope, name: name, in: folder)
@@ -157,14 +157,14 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
             if case .invalid = held.batch.entry(at: index) {
                 // A line that is not a message (the batch was edited by hand): its text
                 // becomes the dead letter `dead/<batch>-line<N>.txt`.
-                let dir = OutboxStore.directory(.dead, in: data)
+                let dir = DirectoryOutboxFolders.directory(.dead, in: data)
                 try FileIO.makeDirectories(dir, within: data.root)
                 try FileIO.writeAtomically(dir + "/" + DirectoryOutboxBatch.invalidLineKey(held.name, index) + ".txt", Array(held.batch.lines[index]) + [0x0A])
                 try FileIO.fsyncDirectory(dir)
                 held.log.append(OutboxBatch.record(id: OutboxBatch.invalidLineID(index), outcome: "dead"))
             } else {
                 // Stored in its folder first: a crash before the log record sends it again.
-                try store(envelope, name: OutboxStore.fileName(envelope.id) + ".json", in: folder)
+                try store(envelope, name: DirectoryOutboxFolders.fileName(envelope.id) + ".json", in: folder)
                 held.log.append(OutboxBatch.record(id: envelope.id, outcome: folder.rawValue))
             }
             held.finishedOne()
@@ -172,18 +172,18 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
     }
 
     /// Writes a dead or dropped message's final state into its folder (a dead letter durably).
-    /// One pass keeps at most ``OutboxStore/droppedRetention`` dropped messages (pruning keeps
+    /// One pass keeps at most ``OutboxFolder/droppedRetention`` dropped messages (pruning keeps
     /// no more).
-    private func store(_ envelope: OutboxEnvelope, name: String, in folder: OutboxStore.Folder) throws(FileIO.Failure) {
+    private func store(_ envelope: OutboxEnvelope, name: String, in folder: OutboxFolder) throws(FileIO.Failure) {
         if folder == .dropped {
             let keep = state.withLock { s -> Bool in
                 guard s != nil else { return true }
                 defer { s!.droppedStored += 1 }
-                return s!.droppedStored < OutboxStore.droppedRetention
+                return s!.droppedStored < OutboxFolder.droppedRetention
             }
             if !keep { return }
         }
-        let dir = OutboxStore.directory(folder, in: data)
+        let dir = DirectoryOutboxFolders.directory(folder, in: data)
         try FileIO.makeDirectories(dir, within: data.root)
         try FileIO.writeAtomically(dir + "/" + name, envelope.bytes, sync: folder == .dead)
         if folder == .dead { try FileIO.fsyncDirectory(dir) }
@@ -252,11 +252,11 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
             guard batchIndex < batches.count else { return false }
             let name = batches[batchIndex]
             batchIndex += 1
-            let path = OutboxStore.batchPath(name, data: data)
+            let path = DirectoryOutboxFolders.batchPath(name, data: data)
             do throws(FileIO.Failure) {
                 switch try OutboxClaim.tryClaim(path) {
                 case .claimed(let fileClaim):
-                    let logPath = OutboxStore.batchLogPath(name, data: data)
+                    let logPath = DirectoryOutboxFolders.batchLogPath(name, data: data)
                     let batch = OutboxBatch(batch: try fileClaim.read(), log: try FileIO.readSmallFile(logPath))
                     let held = HeldBatch(name: name, batch: batch, claim: fileClaim, log: OutboxBatchLog(path: logPath), unfinished: batch.lines.count - batch.finishedCount)
                     current = (held, 0)
@@ -270,7 +270,7 @@ package final class DirectoryOutbox: OutboxClaimingQueue {
         }
 
         private func claimFile(_ name: String, into claim: inout DirectoryOutboxBatch, now: Date, data: DataDirectory) {
-            let file = OutboxStore.directory(.pending, in: data) + "/" + name
+            let file = DirectoryOutboxFolders.directory(.pending, in: data) + "/" + name
             do throws(FileIO.Failure) {
                 switch try OutboxClaim.tryClaim(file) {
                 case .claimed(let fileClaim):

@@ -64,8 +64,8 @@ final class HeldBatch: Sendable {
             guard unfinished <= 0 else { return }
             // The batch first: a log left alone by a crash is removed by the next pass,
             // while a batch without its log would be delivered all over again.
-            try FileIO.remove(OutboxStore.batchPath(name, data: data))
-            try FileIO.remove(OutboxStore.batchLogPath(name, data: data))
+            try FileIO.remove(DirectoryOutboxFolders.batchPath(name, data: data))
+            try FileIO.remove(DirectoryOutboxFolders.batchLogPath(name, data: data))
         } catch {
             // The records are flushed again by nobody: their messages are sent again (at least once).
             closeFailure.withLock { $0 = error.description }

@@ -2,7 +2,7 @@ import Foundation
 package import HearthKit
 
 /// The messages one run committed, stored together: `pending/<job>-<runId>-b0001.jsonl`, one compact JSON
-/// envelope per line (``OutboxStore/envelope(_:job:runID:createdAt:)``), written once by the
+/// envelope per line (``OutboxEnvelope/queued(_:job:runID:createdAt:)``), written once by the
 /// run's atomic commit and never modified; beside it, once delivery starts, the append-only
 /// delivery log `pending/<…>.jsonl.log`, one record per line:
 ///

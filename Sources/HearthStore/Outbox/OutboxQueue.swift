@@ -4,12 +4,12 @@ package import HearthKit
 /// The outbox as `hearth outbox …`, the status page and the daemon see it, whatever holds it
 /// (docs/outbox-and-webhooks.md#postgresql): pending and dead messages, putting a dead letter
 /// back, when the next message is due. Every backend gives its own
-/// (``StorageBackend/outbox``): ``DirectoryOutbox``, `PostgresOutbox`.
+/// (``OutboxStore/outbox``): ``DirectoryOutbox``, `PostgresOutbox`.
 package protocol OutboxQueue: Sendable {
     // Blocking calls: callers on the cooperative pool run them through `BlockingIO`.
 
     /// The messages in `folder`, oldest first.
-    func messages(in folder: OutboxStore.Folder) throws -> [OutboxEnvelope]
+    func messages(in folder: OutboxFolder) throws -> [OutboxEnvelope]
 
     /// Moves dead letter `id` back to pending, due at `now`, attempts reset. False when no dead
     /// letter has that id.
@@ -37,7 +37,7 @@ extension OutboxQueue {
 /// ``DirectoryOutbox`` claims files with `flock` (``OutboxClaim``). The retry, backoff and
 /// dead-letter rules live in one place, the deliverer.
 ///
-/// A queue value serves one delivery pass: take a fresh one from ``StorageBackend/outbox``
+/// A queue value serves one delivery pass: take a fresh one from ``OutboxStore/outbox``
 /// for each pass (a data directory's queue walks the listing it made at its first claim).
 package protocol OutboxClaimingQueue: OutboxQueue {
     /// Claims up to `limit` pending messages due at `now`, oldest first. Another deliverer
@@ -149,7 +149,7 @@ package enum OutboxOutcome: Sendable {
     /// Still pending, with its updated state (attempts, targets, `nextAttemptAt`).
     case retry(OutboxEnvelope)
     /// Into dead letters (or dropped), with its final state.
-    case finished(OutboxEnvelope, OutboxStore.Folder)
+    case finished(OutboxEnvelope, OutboxFolder)
     /// Not attempted (not due yet): left as it was.
     case untouched(id: String)
 

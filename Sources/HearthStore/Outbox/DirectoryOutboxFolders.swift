@@ -12,20 +12,12 @@ package import HearthKit
 ///   `hearth outbox retry ID` moves one back;
 /// - `dropped/<name>.json`: messages with nothing to deliver to (no push provider configured, no
 ///   webhook subscribed to the event, a user without device tokens), kept for inspection with
-///   their device tokens redacted; the newest ``droppedRetention`` are kept;
+///   their device tokens redacted; the newest ``OutboxFolder/droppedRetention`` are kept;
 /// - `disabled-endpoints.json`: webhook endpoints disabled by a 410 (see `DataDirectory+DisabledEndpoints.swift`).
 ///
 /// `<name>` is ``fileName(_:)`` of the message id. Deliverers claim a pending message with a
 /// `flock` on its file (``OutboxClaim``).
-package enum OutboxStore {
-    /// The folders a message can be in.
-    package enum Folder: String, Sendable, CaseIterable {
-        case pending, dead, dropped
-    }
-
-    /// How many dropped messages are kept.
-    package static let droppedRetention = 1000
-
+package enum DirectoryOutboxFolders {
     package static func relativePath(pending id: String) -> String {
         ".hearth/outbox/pending/\(fileName(id)).json"
     }
@@ -65,7 +57,7 @@ package enum OutboxStore {
         }
     }
 
-    /// One batch line: the bytes of `JSONWriter.compact(.object(envelope(m, …)))` and a
+    /// One batch line: the bytes of `JSONWriter.compact(.object(OutboxEnvelope.queued(m, …)))` and a
     /// newline, with the message's payload copied in as the compact text it is kept as.
     static func writeEnvelopeLine(_ m: OutboxMessage, job: String, runID: String, createdAt: String, into out: inout [UInt8]) {
         func member(_ key: String, _ value: JSONValue?) {
@@ -107,26 +99,16 @@ package enum OutboxStore {
         return out
     }
 
-    /// The stored form of a queued message.
-    package static func envelope(_ m: OutboxMessage, job: String, runID: String, createdAt: Date) -> JSONObject {
-        JSONObject([
-            ("id", .string(m.id)), ("kind", .string(m.kind.rawValue)), ("recipient", .string(m.recipient)),
-            ("title", .string(m.title)), ("payload", .object(m.payload)), ("job", .string(job)), ("runId", .string(runID)),
-            ("createdAt", Timestamp.json(createdAt)), ("attempts", .int(0)), ("nextAttemptAt", Timestamp.json(createdAt)),
-            ("lastError", .null),
-        ])
-    }
-
     // MARK: Folders
 
     package static func root(_ data: DataDirectory) -> String { data.stateDirectory + "/outbox" }
 
-    package static func directory(_ folder: Folder, in data: DataDirectory) -> String {
+    package static func directory(_ folder: OutboxFolder, in data: DataDirectory) -> String {
         root(data) + "/" + folder.rawValue
     }
 
     /// The file names (`<name>.json`) in a folder, sorted; temporary files are skipped.
-    package static func names(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [String] {
+    package static func names(in folder: OutboxFolder, data: DataDirectory) throws(FileIO.Failure) -> [String] {
         let names = try FileIO.list(directory(folder, in: data)) ?? []
         return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
     }
@@ -185,7 +167,7 @@ package enum OutboxStore {
 
     /// The messages in a folder: single files in file-name order, then (for `pending/`) the
     /// unfinished messages of each batch. Unreadable files are skipped.
-    package static func messages(in folder: Folder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
+    package static func messages(in folder: OutboxFolder, data: DataDirectory) throws(FileIO.Failure) -> [OutboxEnvelope] {
         let listing = folder == .pending ? try pendingListing(data) : PendingListing(files: try names(in: folder, data: data))
         var out: [OutboxEnvelope] = []
         for name in listing.files {
@@ -201,13 +183,13 @@ package enum OutboxStore {
     }
 
     /// The folder holding message `id`, if any.
-    package static func locate(id: String, data: DataDirectory) -> Folder? {
+    package static func locate(id: String, data: DataDirectory) -> OutboxFolder? {
         let name = fileName(id) + ".json"
         if exists(directory(.pending, in: data) + "/" + name) { return .pending }
         for batchName in (try? batchNames(data)) ?? [] where (try? batch(batchName, data: data))??.holds(id) == true {
             return .pending
         }
-        return [Folder.dead, .dropped].first { exists(directory($0, in: data) + "/" + name) }
+        return [OutboxFolder.dead, .dropped].first { exists(directory($0, in: data) + "/" + name) }
     }
 
     static func exists(_ path: String) -> Bool {
@@ -219,12 +201,12 @@ package enum OutboxStore {
     package static func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date, data: DataDirectory) throws(FileIO.Failure) {
         let dir = directory(.pending, in: data)
         try FileIO.makeDirectories(dir, within: data.root)
-        try FileIO.writeAtomically(dir + "/" + fileName(message.id) + ".json", JSONWriter.document(envelope(message, job: job, runID: runID, createdAt: createdAt)))
+        try FileIO.writeAtomically(dir + "/" + fileName(message.id) + ".json", JSONWriter.document(OutboxEnvelope.queued(message, job: job, runID: runID, createdAt: createdAt)))
         try FileIO.fsyncDirectory(dir)
     }
 
     /// Moves a file between folders with one `rename`, made durable.
-    package static func move(_ name: String, from: Folder, to: Folder, data: DataDirectory) throws(FileIO.Failure) {
+    package static func move(_ name: String, from: OutboxFolder, to: OutboxFolder, data: DataDirectory) throws(FileIO.Failure) {
         let target = directory(to, in: data)
         try FileIO.makeDirectories(target, within: data.root)
         let source = directory(from, in: data) + "/" + name
@@ -261,8 +243,8 @@ package enum OutboxStore {
         return true
     }
 
-    /// Removes the oldest files of `dropped/` beyond ``droppedRetention``.
-    package static func pruneDropped(_ data: DataDirectory, keep: Int = droppedRetention) {
+    /// Removes the oldest files of `dropped/` beyond ``OutboxFolder/droppedRetention``.
+    package static func pruneDropped(_ data: DataDirectory, keep: Int = OutboxFolder.droppedRetention) {
         let dir = directory(.dropped, in: data)
         guard let names = try? names(in: .dropped, data: data), names.count > keep else { return }
         var aged: [(name: String, mtime: Int, nanos: Int)] = []
