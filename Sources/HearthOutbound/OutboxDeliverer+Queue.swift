@@ -43,7 +43,7 @@ extension OutboxDeliverer {
             }
             let skipped = batch.skipped
             if !skipped.isEmpty {
-                report.add(skipped, recheck: clock().addingTimeInterval(DirectoryOutbox.busyRecheck))
+                report.add(skipped, recheck: clock().addingTimeInterval(OutboxClaimSkips.busyRecheck))
             }
             let fresh = batch.messages.map { attempted.insert($0.id).inserted }
             if !fresh.contains(true) {

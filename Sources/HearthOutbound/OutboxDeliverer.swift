@@ -32,7 +32,7 @@ package import HearthStore
 /// **Claims and crashes** are the queue's: a claimed message is never handed to another
 /// deliverer, and a message leaves the queue only once its outcome is recorded, so a crash at
 /// worst sends a target again (at-least-once; receivers dedupe on `webhook-id`). See
-/// ``DirectoryOutbox`` (flocks) and `PostgresOutbox` (`FOR UPDATE SKIP LOCKED`).
+/// `DirectoryOutbox` (flocks) and `PostgresOutbox` (`FOR UPDATE SKIP LOCKED`).
 ///
 /// **Concurrency.** At most `outbox.concurrency` messages are in flight; the targets of one
 /// message are sent in parallel. A slow endpoint occupies only the messages addressed to it.

@@ -120,7 +120,7 @@ extension InMemoryStore: DocumentStore {
     public func read(_ path: DocumentPath) -> DocumentRead {
         guard let stored = state.withLock({ $0.documents[path.collection]?[path.id] }) else { return .missing(path) }
         // The data directory's own parser: an invalid document reads the same from memory.
-        return DataDirectory.parse(path, bytes: stored.bytes, version: stored.version)
+        return StoredDocument.parse(path, bytes: stored.bytes, version: stored.version)
     }
 
     public func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {

@@ -1,4 +1,5 @@
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthOutbound
 import HearthHost

@@ -4,7 +4,7 @@ package import HearthKit
 /// The outbox as `hearth outbox …`, the status page and the daemon see it, whatever holds it
 /// (docs/outbox-and-webhooks.md#postgresql): pending and dead messages, putting a dead letter
 /// back, when the next message is due. Every backend gives its own
-/// (``OutboxStore/outbox``): ``DirectoryOutbox``, `PostgresOutbox`.
+/// (``OutboxStore/outbox``): `DirectoryOutbox`, `PostgresOutbox`.
 package protocol OutboxQueue: Sendable {
     // Blocking calls: callers on the cooperative pool run them through `BlockingIO`.
 
@@ -34,7 +34,7 @@ extension OutboxQueue {
 /// An outbox deliverers take batches from: `OutboxDeliverer` claims due messages, attempts
 /// each once, and hands the outcomes back, until a claim comes back empty. PostgreSQL's
 /// `PostgresOutbox` claims rows with `FOR UPDATE SKIP LOCKED`; the data directory's
-/// ``DirectoryOutbox`` claims files with `flock` (``OutboxClaim``). The retry, backoff and
+/// `DirectoryOutbox` claims files with `flock` (`OutboxClaim`). The retry, backoff and
 /// dead-letter rules live in one place, the deliverer.
 ///
 /// A queue value serves one delivery pass: take a fresh one from ``OutboxStore/outbox``
@@ -96,6 +96,8 @@ package struct OutboxClaimSkips: Sendable, Equatable {
     package var earliestNotDue: Date?
     /// Held by another deliverer at the moment.
     package var busy = 0
+    /// Seconds after which a message another deliverer held is looked at again.
+    package static let busyRecheck: TimeInterval = 30
     /// Failures reading the queue (an unreadable file), for the report.
     package var errors: [String] = []
 

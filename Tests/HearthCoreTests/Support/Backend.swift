@@ -1,5 +1,6 @@
 import HearthKit
 import HearthPostgres
+import HearthDataDirectory
 import HearthStore
 import HearthTestSupport
 import HearthTesting
