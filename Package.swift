@@ -30,6 +30,7 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 ///     HearthOutbound                 outbox delivery, webhooks, push providers
 ///     HearthAuth                     ID-token verification for callable functions (jwt-kit)
 ///     HearthPostgres                 the PostgreSQL backend (libpq)
+///     HearthDataDirectory            the data-directory backend (JSON files)
 ///     HearthStore  HearthHTTP  HearthSchedule  HearthTOML
 ///     HearthKit                      the job SDK; Jobs/ imports only this
 let package = Package(
@@ -76,7 +77,11 @@ let package = Package(
         .target(name: "CLibPQLoader", dependencies: ["CLibPQ"], path: "Sources/CLibPQLoader"),
         .target(name: "CSpawn", path: "Sources/CSpawn"),
         .target(name: "HearthKit", path: "Sources/HearthKit", swiftSettings: upcoming),
+        // The storage seam (StorageBackend and its capabilities) and the types every backend
+        // shares; each backend is a target of its own.
         .target(name: "HearthStore", dependencies: ["HearthKit"], path: "Sources/HearthStore", swiftSettings: upcoming),
+        // The data-directory backend (docs/data-directory.md), beside HearthPostgres.
+        .target(name: "HearthDataDirectory", dependencies: ["HearthKit", "HearthStore"], path: "Sources/HearthDataDirectory", swiftSettings: upcoming),
         .target(name: "HearthPostgres", dependencies: ["HearthKit", "HearthStore", "CLibPQ", "CLibPQLoader", "CSpawn"], path: "Sources/HearthPostgres", swiftSettings: upcoming),
         .target(name: "HearthHTTP", dependencies: ["HearthKit", "CCurl", "CCurlLoader"], path: "Sources/HearthHTTP", swiftSettings: upcoming),
         .target(name: "HearthSchedule", dependencies: ["HearthKit"], path: "Sources/HearthSchedule", swiftSettings: upcoming),
@@ -101,7 +106,7 @@ let package = Package(
         .target(
             name: "HearthHost",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthAuth", "CSpawn", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthDataDirectory", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthAuth", "CSpawn", log, lifecycle,
                 metrics, prometheus,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -125,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthAuth", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
+                "HearthKit", "HearthStore", "HearthDataDirectory", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthOutbound", "HearthAuth", "HearthHost", "HearthServer", "Jobs", log, lifecycle,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth",
@@ -135,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthHTTP", "HearthOutbound", "HearthHost", "Jobs", log,
+                "HearthKit", "HearthStore", "HearthDataDirectory", "HearthHTTP", "HearthOutbound", "HearthHost", "Jobs", log,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/hearth-bench",
@@ -150,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "HearthCoreTests",
             dependencies: [
-                "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthAuth", "HearthHost", "HearthTestSupport",
+                "HearthKit", "HearthStore", "HearthDataDirectory", "HearthPostgres", "HearthHTTP", "HearthSchedule", "HearthTOML", "HearthOutbound", "HearthAuth", "HearthHost", "HearthTestSupport",
                 "HearthTesting", log, lifecycle,
                 // The ID-token tests make keys and sign tokens; the verifier itself only verifies.
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -163,13 +168,13 @@ let package = Package(
         ),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport", "HearthTesting"],
+            dependencies: ["Jobs", "HearthKit", "HearthStore", "HearthDataDirectory", "HearthPostgres", "HearthHTTP", "HearthOutbound", "HearthHost", "HearthTestSupport", "HearthTesting"],
             path: "Tests/JobsTests",
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["HearthKit", "HearthStore", "HearthPostgres", "HearthHTTP", "HearthHost", "HearthTestSupport"],
+            dependencies: ["HearthKit", "HearthStore", "HearthDataDirectory", "HearthPostgres", "HearthHTTP", "HearthHost", "HearthTestSupport"],
             path: "Tests/EndToEndTests",
             exclude: ["Fixtures"],   // golden files, read through #filePath (GoldenOutputTests)
             swiftSettings: upcoming

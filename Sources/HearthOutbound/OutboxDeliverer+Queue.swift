@@ -4,7 +4,7 @@ import HearthKit
 import Logging
 
 extension OutboxDeliverer {
-    /// One delivery pass over the storage backend's outbox (``StorageBackend/outbox``).
+    /// One delivery pass over the storage backend's outbox (``OutboxStore/outbox``).
     /// Never throws: failures are in the report and the log.
     package func deliverDue(now: Date = Date()) async -> OutboxDeliveryReport {
         await deliverDue(from: store.outbox, now: now)
@@ -43,7 +43,7 @@ extension OutboxDeliverer {
             }
             let skipped = batch.skipped
             if !skipped.isEmpty {
-                report.add(skipped, recheck: clock().addingTimeInterval(DirectoryOutbox.busyRecheck))
+                report.add(skipped, recheck: clock().addingTimeInterval(OutboxClaimSkips.busyRecheck))
             }
             let fresh = batch.messages.map { attempted.insert($0.id).inserted }
             if !fresh.contains(true) {

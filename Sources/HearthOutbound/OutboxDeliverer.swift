@@ -8,7 +8,7 @@ package import HearthStore
 /// Delivers the outbox (docs/outbox-and-webhooks.md#delivery-retries-dead-letters): the messages
 /// jobs committed, after their commit, at least once, each under its stable id, from whatever
 /// backend holds them: a pass claims due messages from the backend's queue
-/// (``StorageBackend/outbox``, an ``OutboxClaimingQueue``) a batch at a time, attempts each
+/// (``OutboxStore/outbox``, an ``OutboxClaimingQueue``) a batch at a time, attempts each
 /// once, and hands the outcomes back to the queue to record (``deliverDue(from:now:batchSize:)``).
 ///
 /// - **Events** go to every `[[webhooks]]` endpoint whose `events` filter names their type (an
@@ -32,7 +32,7 @@ package import HearthStore
 /// **Claims and crashes** are the queue's: a claimed message is never handed to another
 /// deliverer, and a message leaves the queue only once its outcome is recorded, so a crash at
 /// worst sends a target again (at-least-once; receivers dedupe on `webhook-id`). See
-/// ``DirectoryOutbox`` (flocks) and `PostgresOutbox` (`FOR UPDATE SKIP LOCKED`).
+/// `DirectoryOutbox` (flocks) and `PostgresOutbox` (`FOR UPDATE SKIP LOCKED`).
 ///
 /// **Concurrency.** At most `outbox.concurrency` messages are in flight; the targets of one
 /// message are sent in parallel. A slow endpoint occupies only the messages addressed to it.
@@ -60,7 +60,7 @@ package struct OutboxDeliverer: Sendable {
         }
     }
 
-    /// The storage backend: its outbox queue (``StorageBackend/outbox``), the users whose
+    /// The storage backend: its outbox queue (``OutboxStore/outbox``), the users whose
     /// device tokens pushes go to (dead ones are removed there), and disabled endpoints.
     package let store: any StorageBackend
     package let webhooks: [WebhookConfig]
@@ -151,7 +151,7 @@ package struct OutboxDeliverer: Sendable {
     enum Step {
         case notDue(Date)
         /// Done: removed (`nil`), or to be moved to `dead/` or `dropped/`.
-        case finished(OutboxStore.Folder?, tokensRemoved: Int, endpointsDisabled: Int)
+        case finished(OutboxFolder?, tokensRemoved: Int, endpointsDisabled: Int)
         case retrying(tokensRemoved: Int, endpointsDisabled: Int)
     }
 
@@ -310,7 +310,7 @@ package struct OutboxDeliverer: Sendable {
     }
 
     /// The result for a message just stored in `dead/` or `dropped/`.
-    func finished(_ envelope: OutboxEnvelope, in folder: OutboxStore.Folder, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
+    func finished(_ envelope: OutboxEnvelope, in folder: OutboxFolder, tokensRemoved: Int, endpointsDisabled: Int) -> Result {
         if folder == .dropped { return .dropped }
         logger.warning(
             "outbox message moved to dead letters (see `hearth outbox dead`, `hearth outbox retry ID`)",

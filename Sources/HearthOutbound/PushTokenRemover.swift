@@ -7,7 +7,7 @@ import HearthStore
 /// (``PushProviders/tokenFields``, with the configured provider's own).
 ///
 /// Each removal is a follow-up commit through the storage backend
-/// (``StorageBackend/commitDocuments(_:id:holder:timeout:)``), like a job's: read the documents,
+/// (``CommitStore/commitDocuments(_:id:holder:timeout:)``), like a job's: read the documents,
 /// commit them unless one changed since it was read (the apps write them too; the data
 /// directory also takes the writers' lock and finishes any crashed commit first); on a
 /// conflict, read again and retry (up to 3 re-reads). Requests that arrive while a commit is in progress are batched
@@ -68,7 +68,7 @@ actor PushTokenRemover {
     }
 
     /// One follow-up commit removing `removals` (user id → tokens).
-    static func commit(_ removals: [String: Set<String>], fields: [DeviceTokens.Field], store: any StorageBackend, lockTimeout: Duration) async throws {
+    static func commit(_ removals: [String: Set<String>], fields: [DeviceTokens.Field], store: any CommitStore, lockTimeout: Duration) async throws {
         var rereads = 0
         while true {
             let changeset = try await BlockingIO.run { () throws(any Error) -> Changeset in

@@ -149,7 +149,7 @@ extension PostgresBackend {
         for chunk in chunks(messages, size: 2000) {
             let rows = chunk.map { m, createdAt in
                 JSONValue.object(JSONObject([
-                    ("id", .string(m.id)), ("e", .string(JSONWriter.compact(.object(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: createdAt))))),
+                    ("id", .string(m.id)), ("e", .string(JSONWriter.compact(.object(OutboxEnvelope.queued(m, job: commit.job, runID: commit.runID, createdAt: createdAt))))),
                     ("t", .string(Timestamp.format(createdAt))),
                 ]))
             }
@@ -240,7 +240,7 @@ extension PostgresBackend {
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {
         let connection = self.connection
         try await BlockingIO.run { () throws(any Error) in
-            let envelope = JSONWriter.compact(.object(OutboxStore.envelope(message, job: job, runID: runID, createdAt: createdAt)))
+            let envelope = JSONWriter.compact(.object(OutboxEnvelope.queued(message, job: job, runID: runID, createdAt: createdAt)))
             try connection.query(
                 "INSERT INTO outbox (id, job, run_id, envelope, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (id) DO NOTHING",
                 [message.id, job, runID, envelope, Timestamp.format(createdAt)])
@@ -274,14 +274,14 @@ extension PostgresBackend {
             [job, String(keep)])
     }
 
-    package func schedulerState(job: String) -> SchedulerStateStore.Entry? {
+    package func schedulerState(job: String) -> SchedulerState? {
         guard let rows = try? connection.query("SELECT state FROM scheduler_state WHERE job = $1", [job]), rows.count == 1,
             let text = rows[0, 0], case .object(let o)? = try? JSONParser.parse(Array(text.utf8))
         else { return nil }
-        return SchedulerStateStore.Entry(json: o)
+        return SchedulerState(json: o)
     }
 
-    package func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws {
+    package func saveSchedulerState(_ entry: SchedulerState) throws {
         try connection.query(
             "INSERT INTO scheduler_state (job, state, updated_at) VALUES ($1, $2, $3) ON CONFLICT (job) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
             [entry.job, JSONWriter.compact(.object(entry.json)), Timestamp.format(entry.updatedAt)])

@@ -33,7 +33,7 @@ package final class PostgresDocuments: DocumentStore {
     static let maxReadAhead = 4096
 
     package func documentIDs(in collection: String) throws(StoreError) -> [String] {
-        try PostgresDocuments.validateCollection(collection)
+        try StoredDocument.validateCollection(collection)
         do {
             return try connection.query("SELECT id FROM documents WHERE collection = $1 ORDER BY id", [collection]).values.compactMap { $0 }
         } catch { throw StoreError(error.description) }
@@ -146,7 +146,7 @@ package final class PostgresDocuments: DocumentStore {
     /// walk of the primary key, one page of text in memory at a time
     /// (docs/storage/reject-memos.md#filters).
     package func search(_ collection: String, matching filter: ScanFilter, _ body: ([DocumentRead]) throws -> Void) throws -> Int? {
-        try PostgresDocuments.validateCollection(collection)
+        try StoredDocument.validateCollection(collection)
         let (sql, parameters) = PostgresDocuments.searchStatement(filter)
         let base = collection.split(separator: "/").map(String.init)
         var after = ""   // below every id: ids are 1 to 200 bytes
@@ -176,7 +176,7 @@ package final class PostgresDocuments: DocumentStore {
     /// sequential scans off, and a large collection would be sorted whole.
     package func stream(_ collection: String, _ body: (@escaping @Sendable () -> [DocumentRead]) throws -> Void) throws -> Int? {
         guard inSnapshot else { return nil }
-        try PostgresDocuments.validateCollection(collection)
+        try StoredDocument.validateCollection(collection)
         let base = collection.split(separator: "/").map(String.init)
         let sql = "COPY (SELECT id, raw, version FROM documents WHERE collection = \(PostgresDocuments.literal(collection)) ORDER BY id) TO STDOUT (FORMAT binary)"
         var reader = PostgresCopyReader()
@@ -324,17 +324,7 @@ package final class PostgresDocuments: DocumentStore {
 
     static func decode(_ path: DocumentPath, bytes: [UInt8], version: Int64) -> DocumentRead {
         let v = DocumentVersion(size: bytes.count, mtimeSeconds: Int(version), mtimeNanoseconds: 0, hash: DocumentVersion.hash(bytes))
-        return DataDirectory.parse(path, bytes: bytes, version: v)
-    }
-
-    static func validateCollection(_ collection: String) throws(StoreError) {
-        let parts = collection.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count % 2 == 1 else { throw StoreError("\(collection) is not a collection path") }
-        for p in parts {
-            do { try DocumentPath.validate(name: String(p)) } catch {
-                throw StoreError("collection \(JSONWriter.quoted(collection)): \(error)")
-            }
-        }
+        return StoredDocument.parse(path, bytes: bytes, version: v)
     }
 
     /// `20261120T09` for 2026-11-20 09:xx UTC, as the ledger's file names start.

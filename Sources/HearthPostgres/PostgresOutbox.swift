@@ -22,7 +22,7 @@ extension PostgresBackend {
 /// No lease column is needed, so the schema is migration 1's.
 ///
 /// One value serves one pass: its claims share one connection, and it counts the dropped
-/// messages the pass kept (at most ``OutboxStore/droppedRetention``, like a data directory's
+/// messages the pass kept (at most ``OutboxFolder/droppedRetention``, like a data directory's
 /// pass; the others are deleted at once).
 package final class PostgresOutbox: OutboxClaimingQueue {
     let backend: PostgresBackend
@@ -55,7 +55,7 @@ package final class PostgresOutbox: OutboxClaimingQueue {
     /// How many of `count` dropped messages this pass may still keep (the others are deleted).
     func keepDropped(_ count: Int) -> Int {
         pass.withLock { p in
-            let kept = max(0, min(count, OutboxStore.droppedRetention - p.droppedKept))
+            let kept = max(0, min(count, OutboxFolder.droppedRetention - p.droppedKept))
             p.droppedKept += kept
             if count > 0 { p.droppedAny = true }
             return kept
@@ -129,7 +129,7 @@ package final class PostgresOutbox: OutboxClaimingQueue {
             SELECT NULL, NULL, o.envelope FROM outbox o JOIN ranked ON o.seq = ranked.seq WHERE ranked.r <= $4::int
             """,
             [Timestamp.format(now), rule.pushReason != nil ? "true" : "false", types,
-             String(max(0, OutboxStore.droppedRetention - pass.withLock { $0.droppedKept }))])
+             String(max(0, OutboxFolder.droppedRetention - pass.withLock { $0.droppedKept }))])
         var counts: [OutboxMessage.Kind: Int] = [:]
         var kept: [JSONValue] = []
         for row in rows.rows {
@@ -154,14 +154,14 @@ package final class PostgresOutbox: OutboxClaimingQueue {
     static func pruneDropped(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.query(
             "DELETE FROM outbox WHERE folder = 'dropped' AND seq < (SELECT min(seq) FROM (SELECT seq FROM outbox WHERE folder = 'dropped' ORDER BY seq DESC LIMIT $1) AS kept)",
-            [String(OutboxStore.droppedRetention)])
+            [String(OutboxFolder.droppedRetention)])
     }
 
     /// Other daemons and `hearth run` on other machines add to the table: a daemon looks again
     /// every 30 s even when nothing is due.
     package var pollInterval: TimeInterval? { 30 }
 
-    package func messages(in folder: OutboxStore.Folder) throws -> [OutboxEnvelope] {
+    package func messages(in folder: OutboxFolder) throws -> [OutboxEnvelope] {
         try backend.connection.query("SELECT envelope FROM outbox WHERE folder = $1 ORDER BY seq", [folder.rawValue]).values
             .compactMap { $0.flatMap { OutboxEnvelope(bytes: Array($0.utf8)) } }
     }

@@ -59,7 +59,7 @@ struct PostgresOutboxBatch: OutboxQueueBatch {
             [JSONWriter.compact(.array(rows))])
     }
 
-    static func row(_ envelope: OutboxEnvelope, folder: OutboxStore.Folder) -> JSONValue {
+    static func row(_ envelope: OutboxEnvelope, folder: OutboxFolder) -> JSONValue {
         .object(JSONObject([
             ("id", .string(envelope.id)), ("f", .string(folder.rawValue)),
             ("e", .string(String(decoding: envelope.bytes, as: UTF8.self))),

@@ -141,7 +141,7 @@ package enum PostgresTransfer {
     /// 1 MiB, UTF-8, a JSON object.
     private static func documentBytes(_ directory: Int32, _ collection: String, _ id: String) throws -> [UInt8] {
         let relative = collection + "/" + id + ".json"
-        guard let (bytes, _, tooLarge) = try FileIO.readFile(in: directory, id + ".json", path: relative, limit: DataDirectory.maxDocumentSize, followSymlink: true) else {
+        guard let (bytes, _, tooLarge) = try FileIO.readFile(in: directory, id + ".json", path: relative, limit: StoredDocument.maxSize, followSymlink: true) else {
             throw StoreError("\(relative) disappeared during the import")
         }
         if tooLarge { throw StoreError("\(relative) is larger than 1 MiB (1048576 bytes), the document limit; split it before importing") }

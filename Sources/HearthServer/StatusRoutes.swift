@@ -85,7 +85,7 @@ struct StatusRoutes: Sendable {
 
     /// The outbox's messages in `folder`, on the data directory or PostgreSQL
     /// (docs/outbox-and-webhooks.md#postgresql).
-    static func outboxMessages(_ folder: OutboxStore.Folder, _ data: any StorageBackend) throws -> [OutboxEnvelope] {
+    static func outboxMessages(_ folder: OutboxFolder, _ data: any OutboxStore) throws -> [OutboxEnvelope] {
         try data.outbox.messages(in: folder)
     }
 

@@ -19,7 +19,7 @@ package final class InMemoryOutbox: OutboxClaimingQueue {
     struct Queue: Sendable {
         struct Entry: Sendable {
             var envelope: OutboxEnvelope
-            var folder: OutboxStore.Folder
+            var folder: OutboxFolder
             var claimed = false
         }
 
@@ -53,7 +53,7 @@ package final class InMemoryOutbox: OutboxClaimingQueue {
         return InMemoryOutboxBatch(store: store, messages: messages)
     }
 
-    package func messages(in folder: OutboxStore.Folder) throws -> [OutboxEnvelope] {
+    package func messages(in folder: OutboxFolder) throws -> [OutboxEnvelope] {
         store.state.withLock { s in s.outbox.entries.filter { $0.folder == folder }.map(\.envelope) }
     }
 

@@ -25,11 +25,11 @@ struct InMemoryOutboxBatch: OutboxQueueBatch {
             for i in s.outbox.entries.indices where ids.contains(s.outbox.entries[i].envelope.id) { s.outbox.entries[i].claimed = false }
             // Dropped messages are kept for inspection, the newest `droppedRetention` only.
             let dropped = s.outbox.entries.indices.filter { s.outbox.entries[$0].folder == .dropped }
-            for i in dropped.dropLast(OutboxStore.droppedRetention).reversed() { s.outbox.entries.remove(at: i) }
+            for i in dropped.dropLast(OutboxFolder.droppedRetention).reversed() { s.outbox.entries.remove(at: i) }
         }
     }
 
-    static func update(_ queue: inout InMemoryOutbox.Queue, _ envelope: OutboxEnvelope, _ folder: OutboxStore.Folder) {
+    static func update(_ queue: inout InMemoryOutbox.Queue, _ envelope: OutboxEnvelope, _ folder: OutboxFolder) {
         guard let i = queue.entries.firstIndex(where: { $0.envelope.id == envelope.id }) else { return }
         queue.entries[i].envelope = envelope
         queue.entries[i].folder = folder

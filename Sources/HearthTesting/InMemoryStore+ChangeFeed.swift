@@ -2,7 +2,7 @@ import HearthKit
 package import HearthStore
 import Synchronization
 
-/// The in-memory store's change feed (``StorageBackend/changeFeed(collections:)``): each write
+/// The in-memory store's change feed (``ChangeFeed/changeFeed(collections:)``): each write
 /// is announced, as it happens and in order, to every open feed that watches its top-level
 /// collection, one ``ChangeBatch`` per collection a write touches. A ``write(_:_:)`` or
 /// ``remove(_:)`` is an app's write (no writer, chain 0); a commit is its job's, with the run's
@@ -11,7 +11,7 @@ import Synchronization
 /// one store start one run per write.
 extension InMemoryStore {
     /// One open feed.
-    struct ChangeFeed: Sendable {
+    struct OpenFeed: Sendable {
         var collections: Set<String>
         var continuation: AsyncStream<ChangeFeedEvent>.Continuation
     }
@@ -45,7 +45,7 @@ extension InMemoryStore {
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeFeedEvent.self, bufferingPolicy: .unbounded)
         let id = state.withLock { s in
             s.nextFeed += 1
-            s.feeds[s.nextFeed] = ChangeFeed(collections: collections, continuation: continuation)
+            s.feeds[s.nextFeed] = OpenFeed(collections: collections, continuation: continuation)
             return s.nextFeed
         }
         continuation.onTermination = { [weak self] _ in

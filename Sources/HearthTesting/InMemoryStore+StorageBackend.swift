@@ -62,8 +62,8 @@ extension InMemoryStore: StorageBackend {
             }
             Self.apply(c, to: &s)
             s.announce(c.entries.map(\.path), writer: commit.job, chain: commit.chain)
-            for m in c.messages { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)) }
-            for m in commit.events { s.outbox.add(OutboxStore.envelope(m, job: commit.job, runID: commit.runID, createdAt: commit.record.end)) }
+            for m in c.messages { s.outbox.add(OutboxEnvelope.queued(m, job: commit.job, runID: commit.runID, createdAt: commit.messagesCreatedAt)) }
+            for m in commit.events { s.outbox.add(OutboxEnvelope.queued(m, job: commit.job, runID: commit.runID, createdAt: commit.record.end)) }
             Self.save(commit.record, in: &s)
             return .committed
         }
@@ -110,7 +110,7 @@ extension InMemoryStore: StorageBackend {
     }
 
     package func enqueue(_ message: OutboxMessage, job: String, runID: String, createdAt: Date) async throws {
-        state.withLock { $0.outbox.add(OutboxStore.envelope(message, job: job, runID: runID, createdAt: createdAt)) }
+        state.withLock { $0.outbox.add(OutboxEnvelope.queued(message, job: job, runID: runID, createdAt: createdAt)) }
     }
 
     package func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord] {
@@ -131,11 +131,11 @@ extension InMemoryStore: StorageBackend {
         }
     }
 
-    package func schedulerState(job: String) -> SchedulerStateStore.Entry? {
+    package func schedulerState(job: String) -> SchedulerState? {
         state.withLock { $0.scheduler[job] }
     }
 
-    package func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws {
+    package func saveSchedulerState(_ entry: SchedulerState) throws {
         state.withLock { $0.scheduler[entry.job] = entry }
     }
 

@@ -36,7 +36,7 @@ public final class InMemoryStore: Sendable {
         var ledger: [String: [UInt8]] = [:]
         /// Run records by job, then run id.
         var records: [String: [String: RunRecord]] = [:]
-        var scheduler: [String: SchedulerStateStore.Entry] = [:]
+        var scheduler: [String: SchedulerState] = [:]
         var pauses: [String: JobPause] = [:]
         /// The audit log, oldest first.
         var audit: [AuditEntry] = []
@@ -48,7 +48,7 @@ public final class InMemoryStore: Sendable {
         var outbox = InMemoryOutbox.Queue()
         /// The open change feeds (``changeFeed(collections:)``), the number of the last batch
         /// announced, and which holder took each batch per job (``claimChanges(job:sequences:holder:)``).
-        var feeds: [Int: ChangeFeed] = [:]
+        var feeds: [Int: OpenFeed] = [:]
         var nextFeed = 0
         var sequence: Int64 = 0
         var claimedChanges: [String: [Int64: String]] = [:]
@@ -120,7 +120,7 @@ extension InMemoryStore: DocumentStore {
     public func read(_ path: DocumentPath) -> DocumentRead {
         guard let stored = state.withLock({ $0.documents[path.collection]?[path.id] }) else { return .missing(path) }
         // The data directory's own parser: an invalid document reads the same from memory.
-        return DataDirectory.parse(path, bytes: stored.bytes, version: stored.version)
+        return StoredDocument.parse(path, bytes: stored.bytes, version: stored.version)
     }
 
     public func readCollection(_ collection: String) throws(StoreError) -> [DocumentRead] {

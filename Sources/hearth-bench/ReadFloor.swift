@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 
 extension HearthBench {
@@ -39,7 +40,7 @@ extension HearthBench {
                 let statOnly = self.statOnly
                 let readRange: @Sendable (Range<Int>) -> [Int] = { range in
                     if statOnly { return [range.reduce(0) { sum, i in sum + ((try? FileIO.lstatPath(paths[i]))??.size ?? 0) }] }
-                    return [range.reduce(0) { sum, i in sum + ((try? FileIO.readFile(paths[i], limit: DataDirectory.maxDocumentSize))??.bytes.count ?? 0) }]
+                    return [range.reduce(0) { sum, i in sum + ((try? FileIO.readFile(paths[i], limit: StoredDocument.maxSize))??.bytes.count ?? 0) }]
                 }
                 let sizes = threads == 1 ? readRange(0..<paths.count) : concurrentChunks(count: paths.count, readRange)
                 let elapsed = ContinuousClock.now - start

@@ -1,6 +1,7 @@
 import ArgumentParser
 import HearthKit
 import HearthHost
+import HearthDataDirectory
 import HearthStore
 import Logging
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthKit
 import HearthHost
+import HearthDataDirectory
 import HearthStore
 import Jobs
 import Logging

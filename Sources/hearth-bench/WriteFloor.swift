@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 
 extension HearthBench {
@@ -37,7 +38,7 @@ extension HearthBench {
                 if let limit { found = Array(found.prefix(max(0, limit))) }
                 let paths = found
                 let contents: [[UInt8]] = concurrentChunks(count: paths.count) { range in
-                    range.map { i in ((try? FileIO.readFile(paths[i], limit: DataDirectory.maxDocumentSize))??.bytes) ?? [] }
+                    range.map { i in ((try? FileIO.readFile(paths[i], limit: StoredDocument.maxSize))??.bytes) ?? [] }
                 }
                 let bytes = contents.reduce(0) { $0 + $1.count }
                 let start = ContinuousClock.now

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthTestSupport
 

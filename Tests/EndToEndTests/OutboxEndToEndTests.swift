@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import Testing
@@ -64,7 +65,7 @@ struct OutboxEndToEndTests {
         var ids: [String] = []
         for i in 0..<6 {
             let id = "bonus.paid-e2e-\(i)"
-            try OutboxStore.enqueue(.event("bonus.paid", id: id, data: JSONObject([("week", .string("2026-W47"))])), job: "weekly-bonus", runID: "r\(i)", createdAt: Date(), data: data)
+            try DirectoryOutboxFolders.enqueue(.event("bonus.paid", id: id, data: JSONObject([("week", .string("2026-W47"))])), job: "weekly-bonus", runID: "r\(i)", createdAt: Date(), data: data)
             ids.append(id)
         }
 
@@ -81,15 +82,15 @@ struct OutboxEndToEndTests {
         #expect(running.process.terminationReason == .uncaughtSignal)
 
         // Nothing lost: every message is still pending, none half-written.
-        #expect(try OutboxStore.messages(in: .pending, data: data).map(\.id).sorted() == ids)
-        #expect(try OutboxStore.names(in: .pending, data: data).count == ids.count)
+        #expect(try DirectoryOutboxFolders.messages(in: .pending, data: data).map(\.id).sorted() == ids)
+        #expect(try DirectoryOutboxFolders.names(in: .pending, data: data).count == ids.count)
 
         // The next deliver (the endpoint answers at once now) sends every message.
         try s.write("hearth.toml", Self.config(dataDir: "d", webhookURL: receiver.url("/ok/e2e")))
         let again = try await HearthProcess.run(["outbox", "deliver", "--config", s.path + "/hearth.toml"], in: s.path)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.hasPrefix("Outbox: 6 delivered, 0 retrying, 0 dead-lettered, 0 dropped."), "\(again.stdout)")
-        #expect(try OutboxStore.names(in: .pending, data: data).isEmpty)
+        #expect(try DirectoryOutboxFolders.names(in: .pending, data: data).isEmpty)
         let delivered = try await receiver.received().filter { $0.path == "/ok/e2e" }
         #expect(Set(delivered.compactMap(\.id)) == Set(ids))
         #expect(delivered.allSatisfy { $0.signatureValid })
@@ -112,7 +113,7 @@ struct OutboxEndToEndTests {
         let run = try await HearthProcess.run(["run", "xp-award", "--now", "2026-11-18T12:00:00Z", "--no-deliver", "--config", "hearth.toml"], in: s.path)
         #expect(run.status == 0, "\(run.stderr)")
         let data = try DataDirectory(root: s.path + "/d")
-        let queued = try OutboxStore.messages(in: .pending, data: data)
+        let queued = try DirectoryOutboxFolders.messages(in: .pending, data: data)
         #expect(queued.map(\.kind) == [.event])
         #expect(try await receiver.received().isEmpty)
 

@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import Testing
@@ -132,7 +133,7 @@ struct ReliabilityTests {
         func prepare(_ name: String) throws -> String {
             let dir = s.path + "/" + name
             try FileManager.default.createDirectory(atPath: dir + "/d/.hearth/outbox/pending", withIntermediateDirectories: true)
-            for case .put(let path, let bytes) in OutboxStore.batchOperations(events, job: "weekly-bonus", runID: "20261116T000500000Z-0001", createdAt: Date()) {
+            for case .put(let path, let bytes) in DirectoryOutboxFolders.batchOperations(events, job: "weekly-bonus", runID: "20261116T000500000Z-0001", createdAt: Date()) {
                 try FileIO.writeAtomically(dir + "/d/" + path, bytes)
             }
             try s.write(name + "/hearth.toml", OutboxEndToEndTests.config(dataDir: "d", webhookURL: receiver.url("/ok/\(name)"), extra: "[outbox]\nconcurrency = 8"))

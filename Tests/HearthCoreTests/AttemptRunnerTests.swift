@@ -105,8 +105,8 @@ private struct ClaimFailingStore: StorageBackend {
     func runRecords(job: String?, status: RunRecord.Status?, limit: Int?) throws -> [RunRecord] { try base.runRecords(job: job, status: status, limit: limit) }
     func runRecord(id: String) throws -> RunRecord? { try base.runRecord(id: id) }
     func pruneRunRecords(job: String, keep: Int) throws { try base.pruneRunRecords(job: job, keep: keep) }
-    func schedulerState(job: String) -> SchedulerStateStore.Entry? { base.schedulerState(job: job) }
-    func saveSchedulerState(_ entry: SchedulerStateStore.Entry) throws { try base.saveSchedulerState(entry) }
+    func schedulerState(job: String) -> SchedulerState? { base.schedulerState(job: job) }
+    func saveSchedulerState(_ entry: SchedulerState) throws { try base.saveSchedulerState(entry) }
     func pauses() throws -> [String: JobPause] { try base.pauses() }
     func setPause(_ pause: JobPause) throws { try base.setPause(pause) }
     func clearPause(job: String) throws { try base.clearPause(job: job) }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthOutbound
 import HearthHost
@@ -43,7 +44,7 @@ struct CommitterTests {
         #expect(throws: FileIO.Failure.self) { try Committer(data: data).commit(cs, id: "run1") }
         do { try Committer(data: data).commit(cs, id: "run1") } catch { #expect("\(error)" == gone) }
         do {
-            try SchedulerStateStore(data: data).save(.init(job: "t", schedule: "every 1 minute", timeZone: "UTC", lastSlot: Date(), updatedAt: Date()))
+            try DirectorySchedulerState(data: data).save(.init(job: "t", schedule: "every 1 minute", timeZone: "UTC", lastSlot: Date(), updatedAt: Date()))
             Issue.record("the scheduler state was saved into a data directory that is gone")
         } catch { #expect("\(error)" == gone) }
         do {

@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import HearthTestSupport

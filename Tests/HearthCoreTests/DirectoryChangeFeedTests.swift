@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import Testing
 import HearthTestSupport

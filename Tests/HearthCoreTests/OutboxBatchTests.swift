@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHTTP
 import HearthOutbound
@@ -26,21 +27,21 @@ struct OutboxBatchTests {
 
     /// Writes `messages` as the run's commit does.
     static func queue(_ messages: [OutboxMessage], in f: OutboxFixture) throws {
-        for case .put(let path, let bytes) in OutboxStore.batchOperations(messages, job: job, runID: run, createdAt: Date()) {
+        for case .put(let path, let bytes) in DirectoryOutboxFolders.batchOperations(messages, job: job, runID: run, createdAt: Date()) {
             try FileIO.makeDirectories(f.data.root + "/.hearth/outbox/pending")
             try FileIO.writeAtomically(f.data.root + "/" + path, bytes)
         }
     }
 
-    static var batchFile: String { OutboxStore.relativePath(batchOf: job, runID: run, part: 1) }
+    static var batchFile: String { DirectoryOutboxFolders.relativePath(batchOf: job, runID: run, part: 1) }
 
     static func pendingFiles(_ f: OutboxFixture) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: OutboxStore.directory(.pending, in: f.data))) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: DirectoryOutboxFolders.directory(.pending, in: f.data))) ?? []).sorted()
     }
 
     @Test func aRunsMessagesAreBatchesOfAtMostTenThousand() throws {
         let messages = (0..<10_001).map { Self.push($0) }
-        let ops = OutboxStore.batchOperations(messages, job: Self.job, runID: Self.run, createdAt: Date(timeIntervalSince1970: 0))
+        let ops = DirectoryOutboxFolders.batchOperations(messages, job: Self.job, runID: Self.run, createdAt: Date(timeIntervalSince1970: 0))
         #expect(ops.count == 2)
         guard case .put(let first, let firstBytes) = ops[0], case .put(let second, let secondBytes) = ops[1] else {
             Issue.record("expected two puts")
@@ -69,11 +70,11 @@ struct OutboxBatchTests {
             .event("bonus.paid", id: "bonus.paid-2026-W47", data: JSONObject([("week", "2026-W47"), ("points", -0.0), ("empty", .object(JSONObject()))])),
             .event("weird", id: "weird-1", data: JSONObject([("nan", .double(.nan)), ("inf", .double(-.infinity))])),
         ]
-        guard case .put(_, let bytes)? = OutboxStore.batchOperations(messages, job: Self.job, runID: Self.run, createdAt: created).first else {
+        guard case .put(_, let bytes)? = DirectoryOutboxFolders.batchOperations(messages, job: Self.job, runID: Self.run, createdAt: created).first else {
             Issue.record("expected a put")
             return
         }
-        let expected = messages.map { JSONWriter.compact(.object(OutboxStore.envelope($0, job: Self.job, runID: Self.run, createdAt: created))) + "\n" }.joined()
+        let expected = messages.map { JSONWriter.compact(.object(OutboxEnvelope.queued($0, job: Self.job, runID: Self.run, createdAt: created))) + "\n" }.joined()
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
     }
 
@@ -121,7 +122,7 @@ struct OutboxBatchTests {
         #expect(first.retrying == 1)
         let name = String(Self.batchFile.split(separator: "/").last!)
         #expect(Self.pendingFiles(f) == [name, name + ".log"])
-        let waiting = try OutboxStore.messages(in: .pending, data: f.data)
+        let waiting = try DirectoryOutboxFolders.messages(in: .pending, data: f.data)
         #expect(waiting.map(\.id) == ["push-n2"])
         #expect(waiting.first?.attempts == 1)
         #expect(waiting.first?.lastError == "…000002: UNAVAILABLE")
@@ -160,13 +161,13 @@ struct OutboxBatchTests {
         #expect(lines.count == 3)
         #expect(lines[1] == #"{"id":"push-n2","outc"#)
         #expect(lines[2].hasPrefix(#"{"id":"push-n2","outcome":"pending","envelope":{"#))
-        #expect(try OutboxStore.messages(in: .pending, data: f.data).map(\.attempts) == [1])
+        #expect(try DirectoryOutboxFolders.messages(in: .pending, data: f.data).map(\.attempts) == [1])
     }
 
     @Test func aLogLeftWithoutItsBatchIsRemoved() async throws {
         let f = try OutboxFixture()
         defer { f.remove() }
-        let dir = OutboxStore.directory(.pending, in: f.data)
+        let dir = DirectoryOutboxFolders.directory(.pending, in: f.data)
         try FileIO.makeDirectories(dir)
         try FileIO.writeAtomically(dir + "/weekly-bonus-20261116T000500000Z-0001-b0001.jsonl.log", Array(#"{"id":"x","outcome":"delivered"}"#.utf8) + [0x0A])
         let client = try OutboxDeliveryTests.client()
@@ -202,11 +203,11 @@ struct OutboxBatchTests {
         defer { f.remove() }
         try Self.queue([Self.push(1), Self.push(2, token: "tok-bad-00000002")], in: f)
         // As if a crash came after the dead letter was written and before the log said so.
-        let early = try #require(OutboxStore.messages(in: .pending, data: f.data).last)
-        try FileIO.makeDirectories(OutboxStore.directory(.dead, in: f.data))
-        try FileIO.writeAtomically(OutboxStore.directory(.dead, in: f.data) + "/push-n2.json", early.bytes)
-        #expect(throws: FileIO.Failure.self) { try OutboxStore.retry(id: "push-n2", now: Date(), data: f.data) }
-        #expect(OutboxStore.locate(id: "push-n2", data: f.data) == .pending)
+        let early = try #require(DirectoryOutboxFolders.messages(in: .pending, data: f.data).last)
+        try FileIO.makeDirectories(DirectoryOutboxFolders.directory(.dead, in: f.data))
+        try FileIO.writeAtomically(DirectoryOutboxFolders.directory(.dead, in: f.data) + "/push-n2.json", early.bytes)
+        #expect(throws: FileIO.Failure.self) { try DirectoryOutboxFolders.retry(id: "push-n2", now: Date(), data: f.data) }
+        #expect(DirectoryOutboxFolders.locate(id: "push-n2", data: f.data) == .pending)
 
         let provider = ScriptedPushProvider(script: ["tok-bad-00000002": [.permanentFailure(reason: "INVALID_ARGUMENT: bad payload"), .delivered]])
         let client = try OutboxDeliveryTests.client()
@@ -218,7 +219,7 @@ struct OutboxBatchTests {
         #expect(Self.pendingFiles(f) == [])
         #expect(f.message("push-n2", in: .dead)?.reason == "permanent failure: …000002: INVALID_ARGUMENT: bad payload")
 
-        #expect(try OutboxStore.retry(id: "push-n2", now: Date(), data: f.data))
+        #expect(try DirectoryOutboxFolders.retry(id: "push-n2", now: Date(), data: f.data))
         #expect(f.ids(in: .pending) == ["push-n2"])
         let again = await deliverer.deliverDue()
         #expect(again.delivered == 1)
@@ -242,7 +243,7 @@ struct OutboxBatchTests {
         #expect(report.delivered == 1)
         #expect(report.deadLettered == 1)
         #expect(Self.pendingFiles(f) == [])
-        let dead = OutboxStore.directory(.dead, in: f.data) + "/notification-fanout-20261120T120000000Z-00ab-b0001-line2.txt"
+        let dead = DirectoryOutboxFolders.directory(.dead, in: f.data) + "/notification-fanout-20261120T120000000Z-00ab-b0001-line2.txt"
         #expect(try FileIO.readSmallFile(dead) == Array("{oops\n".utf8))
     }
 }

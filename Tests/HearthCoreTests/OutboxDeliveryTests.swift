@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHTTP
 import HearthOutbound
@@ -271,7 +272,7 @@ struct OutboxDeliveryTests {
         #expect(dead.reason?.hasPrefix("gave up after 2 attempts (maxAttempts); last error: bad: HTTP 503") == true, "\(dead.reason ?? "")")
 
         // Retry: back to pending, due now, attempts reset; only the endpoint not done is sent.
-        #expect(try OutboxStore.retry(id: id, now: Date(), data: f.data))
+        #expect(try DirectoryOutboxFolders.retry(id: id, now: Date(), data: f.data))
         let revived = try #require(f.message(id, in: .pending))
         #expect(revived.attempts == 0)
         #expect(revived.retriedAt != nil)
@@ -322,11 +323,11 @@ struct OutboxDeliveryTests {
         defer { f.remove() }
         let client = try Self.client()
         defer { client.shutdown() }
-        try FileIO.makeDirectories(OutboxStore.directory(.pending, in: f.data))
-        try FileIO.writeAtomically(OutboxStore.directory(.pending, in: f.data) + "/broken.json", Array("{not json".utf8))
+        try FileIO.makeDirectories(DirectoryOutboxFolders.directory(.pending, in: f.data))
+        try FileIO.writeAtomically(DirectoryOutboxFolders.directory(.pending, in: f.data) + "/broken.json", Array("{not json".utf8))
         let report = await f.deliverer(transport: client).deliverDue()
         #expect(report.deadLettered == 1)
-        #expect(FileManager.default.fileExists(atPath: OutboxStore.directory(.dead, in: f.data) + "/broken.json"))
+        #expect(FileManager.default.fileExists(atPath: DirectoryOutboxFolders.directory(.dead, in: f.data) + "/broken.json"))
     }
 
     @Test func anEventNobodySubscribesToIsDropped() async throws {
@@ -481,7 +482,7 @@ struct OutboxDeliveryTests {
         #expect(dead.targets.map(\.state) == [.failed, .delivered])
         #expect(dead.reason == "permanent failure: …000001: INVALID_ARGUMENT: bad payload")
         // A manual retry sends only the failed token again.
-        try OutboxStore.retry(id: id, now: Date(), data: f.data)
+        try DirectoryOutboxFolders.retry(id: id, now: Date(), data: f.data)
         let fixed = ScriptedPushProvider()
         #expect(await f.deliverer(transport: client, provider: fixed).deliverDue().delivered == 1)
         #expect(f.message(id, in: .pending) == nil)
@@ -547,7 +548,7 @@ struct OutboxDeliveryTests {
         _ = await f.deliverer(transport: client, provider: provider, logger: logger).deliverDue()
 
         let key = String(OutboxFixture.secret.dropFirst("whsec_".count))
-        let listing = try (OutboxStore.messages(in: .pending, data: f.data) + OutboxStore.messages(in: .dead, data: f.data))
+        let listing = try (DirectoryOutboxFolders.messages(in: .pending, data: f.data) + DirectoryOutboxFolders.messages(in: .dead, data: f.data))
             .map { ($0.lastError ?? "") + ($0.reason ?? "") + $0.targets.compactMap(\.error).joined() }.joined(separator: "\n")
         for text in [logs.text, listing] {
             #expect(!text.contains(key))

@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import Testing
@@ -43,7 +44,7 @@ struct OutboxJobEventTests {
         #expect(outcome.plan.isEmpty)
         #expect(outcome.plan.summaryLine == "No changes.")
         #expect(outcome.record.messagesQueued == 0)
-        let queued = try OutboxStore.messages(in: .pending, data: f.data)
+        let queued = try DirectoryOutboxFolders.messages(in: .pending, data: f.data)
         #expect(queued.map(\.id) == ["job.succeeded-probe-\(outcome.record.runID)"])
         let event = try #require(queued.first)
         #expect(event.kind == .event)
@@ -59,7 +60,7 @@ struct OutboxJobEventTests {
         defer { f.remove() }
         _ = try await run(try runner(events: ["job.failed"])) { _ in }
         _ = try await run(try runner(events: nil)) { _ in throw JobSetupError("boom") }
-        #expect(try OutboxStore.messages(in: .pending, data: f.data).isEmpty)
+        #expect(try DirectoryOutboxFolders.messages(in: .pending, data: f.data).isEmpty)
     }
 
     @Test func aFailedRunQueuesJobFailedDirectly() async throws {
@@ -70,7 +71,7 @@ struct OutboxJobEventTests {
         }
         #expect(outcome.record.status == .failed)
         #expect(!FileManager.default.fileExists(atPath: f.data.root + "/marks/m1.json"))
-        let queued = try OutboxStore.messages(in: .pending, data: f.data)
+        let queued = try DirectoryOutboxFolders.messages(in: .pending, data: f.data)
         #expect(queued.map(\.recipient) == ["job.failed"])
         #expect(queued.first?.payload["status"] == .string("failed"))
         #expect(queued.first?.payload["error"] == .string("the scorer is down"))
@@ -80,6 +81,6 @@ struct OutboxJobEventTests {
         defer { f.remove() }
         _ = try await run(try runner(events: []), dryRun: true) { _ in }
         _ = try await run(try runner(events: []), dryRun: true) { _ in throw JobSetupError("boom") }
-        #expect(try OutboxStore.messages(in: .pending, data: f.data).isEmpty)
+        #expect(try DirectoryOutboxFolders.messages(in: .pending, data: f.data).isEmpty)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHTTP
 import HearthOutbound
@@ -207,7 +208,7 @@ struct PostgresOutboxDeliveryTests {
         ]
         for m in messages {
             try await backend.enqueue(m, job: "test-job", runID: "run-1", createdAt: created)
-            try OutboxStore.enqueue(m, job: "test-job", runID: "run-1", createdAt: created, data: f.data)
+            try DirectoryOutboxFolders.enqueue(m, job: "test-job", runID: "run-1", createdAt: created, data: f.data)
         }
         let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let onPostgres = OutboxDeliverer(config: f.config, store: backend, transport: client, pushProvider: nil, logger: quiet, options: f.options(), environment: [:])

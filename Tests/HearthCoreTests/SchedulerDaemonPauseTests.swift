@@ -1,4 +1,5 @@
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthOutbound
 import HearthHost
@@ -83,7 +84,7 @@ struct SchedulerDaemonPauseTests {
         // The event is written off the daemon's actor, and its file tells nobody: looked for
         // until it is there.
         let event = try await eventually("the job.paused event in the outbox", timeout: .seconds(10)) {
-            try OutboxStore.messages(in: .pending, data: h.data).first { $0.id.hasPrefix("job.paused-probe-") }
+            try DirectoryOutboxFolders.messages(in: .pending, data: h.data).first { $0.id.hasPrefix("job.paused-probe-") }
         }
         #expect(event.recipient == "job.paused")
         #expect(event.payload["job"]?.stringValue == "probe")

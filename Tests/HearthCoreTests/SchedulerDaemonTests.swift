@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHTTP
 import HearthSchedule
@@ -72,7 +73,7 @@ struct SchedulerDaemonTests {
         #expect(records.map(\.status) == [.succeeded, .succeeded, .succeeded])
         #expect(records.map(\.start) == [Self.at("2026-11-18T12:00:00.250Z"), Self.at("2026-11-18T12:15:00Z"), Self.at("2026-11-18T12:30:07Z")])
         #expect(Self.markIDs(h.dir) == ["2026-11-18T12-00-00.000Z.json", "2026-11-18T12-15-00.000Z.json", "2026-11-18T12-30-00.000Z.json"])
-        #expect(SchedulerStateStore(data: h.data).load(job: "probe")?.lastSlot == Self.at("2026-11-18T12:30:00Z"))
+        #expect(DirectorySchedulerState(data: h.data).load(job: "probe")?.lastSlot == Self.at("2026-11-18T12:30:00Z"))
         try await h.stop()
     }
 
@@ -82,7 +83,7 @@ struct SchedulerDaemonTests {
         let h = try DaemonHarness(clock: clock, runner: ScriptedJobRunner(clock: clock)) { Self.config($0) }
         try await h.events.sleeping(until: Self.at("2026-11-18T12:00:00Z"))
         #expect(try h.records().isEmpty)
-        #expect(SchedulerStateStore(data: h.data).load(job: "probe")?.lastSlot == start)
+        #expect(DirectorySchedulerState(data: h.data).load(job: "probe")?.lastSlot == start)
         try await h.stop()
     }
 
@@ -93,7 +94,7 @@ struct SchedulerDaemonTests {
         let h = try DaemonHarness(
             clock: clock, runner: ScriptedJobRunner(clock: clock),
             prepare: { data in
-                try SchedulerStateStore(data: data).save(.init(job: "probe", schedule: "*/15 * * * *", timeZone: "GMT", lastSlot: Self.at("2026-11-18T11:45:00Z"), updatedAt: Self.at("2026-11-18T11:45:00Z")))
+                try DirectorySchedulerState(data: data).save(.init(job: "probe", schedule: "*/15 * * * *", timeZone: "GMT", lastSlot: Self.at("2026-11-18T11:45:00Z"), updatedAt: Self.at("2026-11-18T11:45:00Z")))
             }
         ) { Self.config($0) }
         let finished = try await h.events.next { Self.isFinished($0) }
@@ -111,7 +112,7 @@ struct SchedulerDaemonTests {
         let h = try DaemonHarness(
             clock: clock, runner: scripted,
             prepare: { data in
-                try SchedulerStateStore(data: data).save(.init(job: "probe", schedule: "every 10 seconds", timeZone: "GMT", lastSlot: Self.at("2026-11-18T12:00:00Z"), updatedAt: Self.at("2026-11-18T12:00:00Z")))
+                try DirectorySchedulerState(data: data).save(.init(job: "probe", schedule: "every 10 seconds", timeZone: "GMT", lastSlot: Self.at("2026-11-18T12:00:00Z"), updatedAt: Self.at("2026-11-18T12:00:00Z")))
             }
         ) { dir in
             var c = Self.config(dir, schedule: "every 10 seconds")
@@ -286,7 +287,7 @@ struct SchedulerDaemonTests {
         let h = try DaemonHarness(
             clock: clock, runner: scripted,
             prepare: { data in
-                try SchedulerStateStore(data: data).save(.init(job: "probe", schedule: "0 * * * *", timeZone: "GMT", lastSlot: Self.downtimeLastSlot, updatedAt: Self.downtimeLastSlot))
+                try DirectorySchedulerState(data: data).save(.init(job: "probe", schedule: "0 * * * *", timeZone: "GMT", lastSlot: Self.downtimeLastSlot, updatedAt: Self.downtimeLastSlot))
             }
         ) { Self.config($0, schedule: "0 * * * *") { $0.catchUp = catchUp } }
         return (h, scripted)
@@ -300,7 +301,7 @@ struct SchedulerDaemonTests {
         #expect(Set(records.map(\.status)) == [.skippedCatchUp])
         #expect(Set(records.map(\.trigger)) == [.catchUp])
         #expect(scripted.calls.isEmpty)
-        #expect(SchedulerStateStore(data: h.data).load(job: "probe")?.lastSlot == Self.at("2026-11-18T12:00:00Z"))
+        #expect(DirectorySchedulerState(data: h.data).load(job: "probe")?.lastSlot == Self.at("2026-11-18T12:00:00Z"))
         try await h.stop()
     }
 

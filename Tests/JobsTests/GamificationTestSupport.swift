@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import Testing
@@ -29,7 +30,7 @@ enum GamificationCheck {
     /// The ids of the messages waiting in the outbox (single files and batches), sorted.
     static func pendingOutbox(_ d: TestDataDirectory) -> [String] {
         guard let data = try? DataDirectory(root: d.root) else { return [] }
-        return ((try? OutboxStore.messages(in: .pending, data: data)) ?? []).map(\.id).sorted()
+        return ((try? DirectoryOutboxFolders.messages(in: .pending, data: data)) ?? []).map(\.id).sorted()
     }
 
     /// Dry-runs `job`, checks that nothing was written, runs it for real, and checks that the

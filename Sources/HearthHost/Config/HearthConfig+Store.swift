@@ -1,3 +1,4 @@
+import HearthDataDirectory
 package import HearthStore
 import HearthPostgres
 

@@ -7,7 +7,7 @@ package import HearthOutbound
 /// How a Hearth process delivers its outbox for a configuration
 /// (docs/outbox-and-webhooks.md#delivery-retries-dead-letters), whatever the storage backend:
 /// the push provider from `[push]`, the ``OutboxDeliverer`` over the process's one HTTP client
-/// and the backend's queue (``StorageBackend/outbox``), `hearth outbox deliver`, and the pass
+/// and the backend's queue (``OutboxStore/outbox``), `hearth outbox deliver`, and the pass
 /// after a real `hearth run`. The daemon's loop is ``DaemonOutboxDelivery``.
 package struct OutboxDelivery: Sendable {
     package let config: HearthConfig

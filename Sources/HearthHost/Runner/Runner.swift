@@ -1,6 +1,7 @@
 import Foundation
 package import Logging
 package import HearthKit
+import HearthDataDirectory
 package import HearthStore
 import HearthOutbound
 import HearthHTTP

@@ -108,7 +108,7 @@ extension SchedulerDaemon {
     /// Saves the job's last slot.
     func persist(_ name: String) {
         guard let j = jobs[name] else { return }
-        let entry = SchedulerStateStore.Entry(job: name, schedule: j.config.schedule, timeZone: j.config.timeZone.identifier, lastSlot: j.lastSlot, updatedAt: clock.now())
+        let entry = SchedulerState(job: name, schedule: j.config.schedule, timeZone: j.config.timeZone.identifier, lastSlot: j.lastSlot, updatedAt: clock.now())
         do { try data.saveSchedulerState(entry) } catch {
             logger.error("cannot save the scheduler state: \(error)", metadata: ["job": "\(name)"])
         }

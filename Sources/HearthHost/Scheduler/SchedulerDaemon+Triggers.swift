@@ -113,7 +113,7 @@ extension SchedulerDaemon {
     /// Opens the feed on a thread of its own: setting up a watch may take a while (a data
     /// directory's folders), and must neither hold the daemon's actor nor wait behind the
     /// blocking I/O of runs and deliveries.
-    nonisolated static func openFeed(_ data: any StorageBackend, _ collections: Set<String>) async throws -> AsyncStream<ChangeFeedEvent>? {
+    nonisolated static func openFeed(_ data: any ChangeFeed, _ collections: Set<String>) async throws -> AsyncStream<ChangeFeedEvent>? {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try data.changeFeed(collections: collections) }) }.start()
         }

@@ -19,7 +19,7 @@ struct TriggerChanges: Sendable {
     var batches: [Batch] = []
     /// When the run may start: `triggerDelay` after the first write.
     var due: Date
-    /// Whether ``StorageBackend/claimChanges(job:sequences:holder:)`` was asked (a retry
+    /// Whether ``ChangeFeed/claimChanges(job:sequences:holder:)`` was asked (a retry
     /// does not ask again).
     var claimed = false
 

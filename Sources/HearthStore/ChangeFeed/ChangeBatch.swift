@@ -15,7 +15,7 @@ package struct ChangeBatch: Sendable, Equatable {
     /// The committing run's ``RunCommit/chain`` (0 when not a job's commit).
     package var chain: Int
     /// Names the batch across daemons sharing the store (PostgreSQL: one number per statement,
-    /// from a sequence), for ``StorageBackend/claimChanges(job:sequences:holder:)``; nil on a
+    /// from a sequence), for ``ChangeFeed/claimChanges(job:sequences:holder:)``; nil on a
     /// store only one daemon watches.
     package var sequence: Int64?
 

@@ -1,4 +1,4 @@
-/// What a change feed delivers (``StorageBackend/changeFeed(collections:)``).
+/// What a change feed delivers (``ChangeFeed/changeFeed(collections:)``).
 package enum ChangeFeedEvent: Sendable, Equatable {
     /// Documents were written.
     case changed(ChangeBatch)

@@ -2,7 +2,7 @@ package import Foundation
 package import HearthKit
 
 /// One outbox message file as stored under `.hearth/outbox/<folder>/`: the envelope written by
-/// the job's commit (``OutboxStore/envelope(_:job:runID:createdAt:)``) plus delivery state.
+/// the job's commit (``queued(_:job:runID:createdAt:)``) plus delivery state.
 ///
 /// Delivery state, added by ``OutboxDeliverer``:
 /// - `targets`: per endpoint name (events) or device token (pushes), `{"state", "at", "error"}`,
@@ -63,6 +63,16 @@ package struct OutboxEnvelope: Sendable {
     package init?(bytes: ArraySlice<UInt8>) {
         guard case .object(let o)? = try? JSONParser.parse(bytes), o["id"]?.stringValue != nil else { return nil }
         object = o
+    }
+
+    /// The stored form of a queued message, before any delivery attempt.
+    package static func queued(_ m: OutboxMessage, job: String, runID: String, createdAt: Date) -> JSONObject {
+        JSONObject([
+            ("id", .string(m.id)), ("kind", .string(m.kind.rawValue)), ("recipient", .string(m.recipient)),
+            ("title", .string(m.title)), ("payload", .object(m.payload)), ("job", .string(job)), ("runId", .string(runID)),
+            ("createdAt", Timestamp.json(createdAt)), ("attempts", .int(0)), ("nextAttemptAt", Timestamp.json(createdAt)),
+            ("lastError", .null),
+        ])
     }
 
     /// The file's bytes (the document layout).

@@ -4,12 +4,12 @@ package import HearthKit
 /// The outbox as `hearth outbox …`, the status page and the daemon see it, whatever holds it
 /// (docs/outbox-and-webhooks.md#postgresql): pending and dead messages, putting a dead letter
 /// back, when the next message is due. Every backend gives its own
-/// (``StorageBackend/outbox``): ``DirectoryOutbox``, `PostgresOutbox`.
+/// (``OutboxStore/outbox``): `DirectoryOutbox`, `PostgresOutbox`.
 package protocol OutboxQueue: Sendable {
     // Blocking calls: callers on the cooperative pool run them through `BlockingIO`.
 
     /// The messages in `folder`, oldest first.
-    func messages(in folder: OutboxStore.Folder) throws -> [OutboxEnvelope]
+    func messages(in folder: OutboxFolder) throws -> [OutboxEnvelope]
 
     /// Moves dead letter `id` back to pending, due at `now`, attempts reset. False when no dead
     /// letter has that id.
@@ -34,10 +34,10 @@ extension OutboxQueue {
 /// An outbox deliverers take batches from: `OutboxDeliverer` claims due messages, attempts
 /// each once, and hands the outcomes back, until a claim comes back empty. PostgreSQL's
 /// `PostgresOutbox` claims rows with `FOR UPDATE SKIP LOCKED`; the data directory's
-/// ``DirectoryOutbox`` claims files with `flock` (``OutboxClaim``). The retry, backoff and
+/// `DirectoryOutbox` claims files with `flock` (`OutboxClaim`). The retry, backoff and
 /// dead-letter rules live in one place, the deliverer.
 ///
-/// A queue value serves one delivery pass: take a fresh one from ``StorageBackend/outbox``
+/// A queue value serves one delivery pass: take a fresh one from ``OutboxStore/outbox``
 /// for each pass (a data directory's queue walks the listing it made at its first claim).
 package protocol OutboxClaimingQueue: OutboxQueue {
     /// Claims up to `limit` pending messages due at `now`, oldest first. Another deliverer
@@ -96,6 +96,8 @@ package struct OutboxClaimSkips: Sendable, Equatable {
     package var earliestNotDue: Date?
     /// Held by another deliverer at the moment.
     package var busy = 0
+    /// Seconds after which a message another deliverer held is looked at again.
+    package static let busyRecheck: TimeInterval = 30
     /// Failures reading the queue (an unreadable file), for the report.
     package var errors: [String] = []
 
@@ -149,7 +151,7 @@ package enum OutboxOutcome: Sendable {
     /// Still pending, with its updated state (attempts, targets, `nextAttemptAt`).
     case retry(OutboxEnvelope)
     /// Into dead letters (or dropped), with its final state.
-    case finished(OutboxEnvelope, OutboxStore.Folder)
+    case finished(OutboxEnvelope, OutboxFolder)
     /// Not attempted (not due yet): left as it was.
     case untouched(id: String)
 

@@ -12,6 +12,13 @@ package enum FileIO {
         package var path: String
         package var operation: String
         package var errno: Int32
+
+        package init(path: String, operation: String, errno: Int32) {
+            self.path = path
+            self.operation = operation
+            self.errno = errno
+        }
+
         package var description: String {
             let text = "\(operation) \(path): \(String(cString: strerror(errno)))"
             guard errno == ENOSPC || errno == EDQUOT else { return text }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import HearthPostgres

@@ -20,7 +20,7 @@ extension Hearth {
             try await global.withStore(listing: listing) { _, _, store in
                 let queue = store.outbox
                 var entries: [OutboxListing.Entry] = []
-                for folder in [OutboxStore.Folder.pending, .dead] {
+                for folder in [OutboxFolder.pending, .dead] {
                     entries += try queue.messages(in: folder).map { (folder, $0) }
                 }
                 // Dropped messages (nothing to deliver them to) are not in the queue any more,

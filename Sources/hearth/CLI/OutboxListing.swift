@@ -9,7 +9,7 @@ import HearthHTTP
 /// are shown by their last 6 characters only. `nextAttemptAt` is null (text: `now`) for a
 /// message due at once, and for dead letters.
 enum OutboxListing {
-    typealias Entry = (folder: OutboxStore.Folder, envelope: OutboxEnvelope)
+    typealias Entry = (folder: OutboxFolder, envelope: OutboxEnvelope)
 
     static func json(_ entries: [Entry]) -> JSONValue {
         .array(entries.map { folder, e in
@@ -46,7 +46,7 @@ enum OutboxListing {
 
     /// `3 messages were dropped (nothing to deliver them to): …/.hearth/outbox/dropped/ (…)`.
     static func droppedSummary(_ count: Int, where location: String) -> String {
-        "\(count) message\(count == 1 ? " was" : "s were") dropped (nothing to deliver \(count == 1 ? "it" : "them") to: no subscribing endpoint or no push provider): \(location) (the newest \(OutboxStore.droppedRetention) are kept; `hearth outbox list --format json` shows them).\n"
+        "\(count) message\(count == 1 ? " was" : "s were") dropped (nothing to deliver \(count == 1 ? "it" : "them") to: no subscribing endpoint or no push provider): \(location) (the newest \(OutboxFolder.droppedRetention) are kept; `hearth outbox list --format json` shows them).\n"
     }
 
     /// Where dropped messages are kept: the data directory's `dropped/` folder, or the outbox

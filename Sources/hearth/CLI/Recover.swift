@@ -43,7 +43,7 @@ extension Hearth {
 
         /// What `recover` says on a store whose commits are transactions: nothing to replay, and
         /// every expired slot claim.
-        static func expiredClaims(_ store: any StorageBackend, config: HearthConfig) async throws -> String {
+        static func expiredClaims(_ store: any RunClaims, config: HearthConfig) async throws -> String {
             var text = "Nothing to recover: on PostgreSQL every commit is one transaction (docs/storage/postgres.md#recover).\n"
             var expired: [(String, Date)] = []
             for job in config.jobs.keys.sorted() {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Jobs
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 
 extension Hearth {

@@ -1,4 +1,5 @@
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import Logging

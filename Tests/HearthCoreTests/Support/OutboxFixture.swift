@@ -1,5 +1,6 @@
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthOutbound
 import HearthHost
@@ -49,7 +50,7 @@ struct OutboxFixture {
     @discardableResult
     func queueEvent(_ type: String, id: String? = nil, data payload: JSONObject = JSONObject([("n", .int(1))]), createdAt: Date = Date()) throws -> String {
         let id = id ?? "\(type)-\(UUID().uuidString)"
-        try OutboxStore.enqueue(.event(type, id: id, data: payload), job: "test-job", runID: "run-1", createdAt: createdAt, data: data)
+        try DirectoryOutboxFolders.enqueue(.event(type, id: id, data: payload), job: "test-job", runID: "run-1", createdAt: createdAt, data: data)
         return id
     }
 
@@ -60,25 +61,25 @@ struct OutboxFixture {
         var payload = JSONObject([("userId", .string(user)), ("title", .string(title)), ("body", .string("You have mail")),
                                   ("data", .object(JSONObject([("type", .string("gift_received"))])))])
         if let tokens { payload["tokens"] = .array(tokens.map { .string($0) }) }
-        try OutboxStore.enqueue(OutboxMessage(id: id, kind: .push, recipient: user, title: title, payload: payload),
+        try DirectoryOutboxFolders.enqueue(OutboxMessage(id: id, kind: .push, recipient: user, title: title, payload: payload),
                                 job: "test-job", runID: "run-1", createdAt: Date(), data: data)
         return id
     }
 
-    func message(_ id: String, in folder: OutboxStore.Folder) -> OutboxEnvelope? {
-        let path = OutboxStore.directory(folder, in: data) + "/" + OutboxStore.fileName(id) + ".json"
+    func message(_ id: String, in folder: OutboxFolder) -> OutboxEnvelope? {
+        let path = DirectoryOutboxFolders.directory(folder, in: data) + "/" + DirectoryOutboxFolders.fileName(id) + ".json"
         return FileManager.default.contents(atPath: path).flatMap { OutboxEnvelope(bytes: Array($0)) }
     }
 
-    func ids(in folder: OutboxStore.Folder) -> [String] {
-        ((try? OutboxStore.messages(in: folder, data: data)) ?? []).map(\.id).sorted()
+    func ids(in folder: OutboxFolder) -> [String] {
+        ((try? DirectoryOutboxFolders.messages(in: folder, data: data)) ?? []).map(\.id).sorted()
     }
 
     /// Rewrites a pending message (to age it, for instance).
     func edit(_ id: String, _ change: (inout OutboxEnvelope) -> Void) throws {
         guard var e = message(id, in: .pending) else { throw CocoaError(.fileNoSuchFile) }
         change(&e)
-        try FileIO.writeAtomically(OutboxStore.directory(.pending, in: data) + "/" + OutboxStore.fileName(id) + ".json", e.bytes)
+        try FileIO.writeAtomically(DirectoryOutboxFolders.directory(.pending, in: data) + "/" + DirectoryOutboxFolders.fileName(id) + ".json", e.bytes)
     }
 }
 

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import HearthKit
+import HearthDataDirectory
 import HearthStore
 import HearthHost
 import HearthOutbound
