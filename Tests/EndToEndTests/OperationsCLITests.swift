@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HearthTestSupport
 
-/// The CLI defects found with issue 29's tour, each on the real binary: history by end time,
+/// CLI behaviour a user's tour once found wrong, each on the real binary: history by end time,
 /// wall-clock durations after `--now <past>`, dry runs never the last result, `--version`,
 /// and dropped outbox messages shown by `hearth outbox list`.
 @Suite("Operations CLI")

@@ -3,7 +3,7 @@ import HearthHost
 import Jobs
 import Testing
 
-/// The demo data's work for the four jobs of issue 18 (docs/cli.md#hearth-seed) does what its
+/// The demo data's work for gift-settle, report-triage, xp-leaderboard and friend-notify (docs/cli.md#hearth-seed) does what its
 /// documentation says, at the anchor as T.
 @Suite("demo data for gift-settle, report-triage, xp-leaderboard, friend-notify")
 struct DemoPendingWorkTests {
