@@ -50,6 +50,13 @@ struct DaemonEndToEndTests {
     }
 
     /// Whether the datagram `text` has the line `wanted`.
+    /// CLOCK_MONOTONIC now, in microseconds.
+    static func monotonicMicroseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
     static func lines(_ text: String, contain wanted: String) -> Bool {
         text.split(separator: "\n").contains(Substring(wanted))
     }
@@ -109,8 +116,10 @@ struct DaemonEndToEndTests {
 
         // A valid one applies from now: every 3 s.
         try dir.write("hearth.toml", Self.config(schedule: "every 3 seconds", disabling: others))
+        let beforeHUP = Self.monotonicMicroseconds()
         kill(daemon.process.processIdentifier, SIGHUP)
         try await stderr.waitFor("configuration reloaded")
+        let afterHUP = Self.monotonicMicroseconds()
         let reloadedAt = Date()
         let after = try await Self.waitForRecords(dir, "two runs after the reload", timeout: .seconds(12), stderr: stderr) { rs in rs.filter { $0.logicalTime > reloadedAt }.count >= 2 }
         let afterReload = after.filter { $0.logicalTime > reloadedAt }
@@ -121,9 +130,12 @@ struct DaemonEndToEndTests {
         let exited = try await Self.waitForExit(daemon.process, timeout: 15)
         #expect(exited, "no exit within 15 s of SIGTERM (killed); stderr: \(stderr.text)")
         #expect(daemon.process.terminationStatus == 0, "stderr: \(stderr.text)")
-        #expect(stderr.text.contains("scheduler stopped"))
+        #expect(try await stderr.untilEnd().contains("scheduler stopped"))  // read to its end: the exit can come before the last line is read
         notifications += try await listener.wait("STOPPING=1", timeout: .seconds(1)) { Self.lines($0, contain: "STOPPING=1") }
-        #expect(notifications.contains { $0.hasPrefix("RELOADING=1") })
+        // systemd's Type=notify-reload wants the reload's CLOCK_MONOTONIC time with it.
+        let reloading = try #require(notifications.last { $0.hasPrefix("RELOADING=1") })  // the valid reload's
+        let usec = try #require(reloading.split(separator: "\n").first { $0.hasPrefix("MONOTONIC_USEC=") }.flatMap { UInt64($0.dropFirst("MONOTONIC_USEC=".count)) })
+        #expect((beforeHUP...afterHUP).contains(usec), "\(reloading) not between \(beforeHUP) and \(afterHUP)")
 
         // Every record is a scheduled, successful run; nothing ran twice for one slot.
         let all = try await Self.records(dir)

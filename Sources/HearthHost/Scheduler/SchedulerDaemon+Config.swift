@@ -16,7 +16,7 @@ extension SchedulerDaemon {
     /// logged and the current one kept.
     package func reload() {
         guard let reloadSource = life.reloadSource else { return }
-        life.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        life.notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicTime.microseconds())")
         do {
             let loaded = try reloadSource()
             try apply(loaded)
@@ -112,11 +112,5 @@ extension SchedulerDaemon {
         do { try data.saveSchedulerState(entry) } catch {
             logger.error("cannot save the scheduler state: \(error)", metadata: ["job": "\(name)"])
         }
-    }
-
-    static func monotonicMicroseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
     }
 }
