@@ -12,10 +12,11 @@ struct KillDuringCommit {
     var environment = ["HEARTH_FAULT_COMMIT_STEP_DELAY_US": "300"]
     /// Kill within this fraction of an uninterrupted run's length.
     var killWithin = 1.0
-    /// How many copies are killed at once. Each worker draws its own kill instants (from the
+    /// How many copies are killed at once (more would take CPU the timing tests of the lane
+    /// beside this one need). Each worker draws its own kill instants (from the
     /// seed and its number) and adapts its own window; the iterations are independent (each on
     /// its own copy), so running them side by side checks the same and ends sooner.
-    var workers = 3
+    var workers = 2
 
     struct Outcomes: Sendable {
         var before = 0
