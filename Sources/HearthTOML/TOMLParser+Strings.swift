@@ -1,6 +1,7 @@
 extension TOMLParser.Reader {
-    /// `"..."` at the cursor, with escapes.
-    mutating func parseBasicString() throws(TOMLError) -> String {
+    /// A one-line string at the cursor between `quote`s: `"..."` with backslash escapes
+    /// (`escapes`), `'...'` taken verbatim.
+    mutating func parseString(quote: Unicode.Scalar, escapes: Bool) throws(TOMLError) -> String {
         let open = i
         i += 1
         var out = String.UnicodeScalarView()
@@ -8,13 +9,12 @@ extension TOMLParser.Reader {
             guard let c = peek, c != "\n", c != "\r" || at(i + 1) != "\n" else {
                 throw failure("unterminated string", at: open)
             }
-            switch c {
-            case "\"":
+            if c == quote {
                 i += 1
                 return String(out)
-            case "\\":
+            } else if escapes && c == "\\" {
                 out.append(try parseEscape(open: open))
-            default:
+            } else {
                 try checkStringCharacter(c)
                 out.append(c)
                 i += 1
@@ -22,38 +22,20 @@ extension TOMLParser.Reader {
         }
     }
 
-    /// `'...'` at the cursor, taken verbatim.
-    mutating func parseLiteralString() throws(TOMLError) -> String {
-        let open = i
-        i += 1
-        var out = String.UnicodeScalarView()
-        while true {
-            guard let c = peek, c != "\n", c != "\r" || at(i + 1) != "\n" else {
-                throw failure("unterminated string", at: open)
-            }
-            if c == "'" {
-                i += 1
-                return String(out)
-            }
-            try checkStringCharacter(c)
-            out.append(c)
-            i += 1
-        }
-    }
-
-    /// `"""..."""`: a newline right after the opening quotes is dropped, and a backslash at the
-    /// end of a line removes it together with all whitespace and newlines that follow.
-    mutating func parseMultilineBasicString() throws(TOMLError) -> String {
+    /// A string at the cursor between tripled `quote`s, a newline right after the opening
+    /// quotes dropped and newlines normalised to `\n`. `"""..."""` has escapes (`escapes`), and
+    /// a backslash at the end of a line removes it together with all whitespace and newlines
+    /// that follow; `'''...'''` is taken verbatim.
+    mutating func parseMultilineString(quote: Unicode.Scalar, escapes: Bool) throws(TOMLError) -> String {
         let open = i
         i += 3
         try skipNewlineAfterOpeningQuotes()
         var out = String.UnicodeScalarView()
         while true {
             guard let c = peek else { throw failure("unterminated multi-line string", at: open) }
-            switch c {
-            case "\"":
-                if try closeMultiline(quote: "\"", into: &out) { return String(out) }
-            case "\\":
+            if c == quote {
+                if try closeMultiline(quote: quote, into: &out) { return String(out) }
+            } else if escapes && c == "\\" {
                 var j = i + 1
                 while at(j) == " " || at(j) == "\t" { j += 1 }
                 if at(j) == "\n" || at(j) == "\r" {
@@ -64,32 +46,10 @@ extension TOMLParser.Reader {
                 } else {
                     out.append(try parseEscape(open: open))
                 }
-            case "\n", "\r":
+            } else if c == "\n" || c == "\r" {
                 try consumeNewline()
                 out.append("\n")
-            default:
-                try checkStringCharacter(c)
-                out.append(c)
-                i += 1
-            }
-        }
-    }
-
-    /// `'''...'''`, taken verbatim apart from newline normalisation.
-    mutating func parseMultilineLiteralString() throws(TOMLError) -> String {
-        let open = i
-        i += 3
-        try skipNewlineAfterOpeningQuotes()
-        var out = String.UnicodeScalarView()
-        while true {
-            guard let c = peek else { throw failure("unterminated multi-line string", at: open) }
-            switch c {
-            case "'":
-                if try closeMultiline(quote: "'", into: &out) { return String(out) }
-            case "\n", "\r":
-                try consumeNewline()
-                out.append("\n")
-            default:
+            } else {
                 try checkStringCharacter(c)
                 out.append(c)
                 i += 1

@@ -107,14 +107,7 @@ extension TOMLParser.Reader {
                     "cannot add key \(Self.quoted(fullName)): \(Self.quoted(prefix)) is an array of tables "
                         + "(defined on line \(definedOn))", at: part.start)
             case .value(let node)?:
-                if case .table = node.value {
-                    throw failure(
-                        "cannot add key \(Self.quoted(fullName)): inline table \(Self.quoted(prefix)) (line \(node.line)) "
-                            + "cannot be extended", at: part.start)
-                }
-                throw failure(
-                    "cannot add key \(Self.quoted(fullName)): \(Self.quoted(prefix)) is already "
-                        + "\(Self.withArticle(node.value.typeName)) (line \(node.line))", at: part.start)
+                throw notATable(node, prefix: prefix, "cannot add key \(Self.quoted(fullName))", at: part.start)
             }
         }
         guard let last = key.last else { return }
@@ -124,6 +117,17 @@ extension TOMLParser.Reader {
                 at: key[0].start)
         }
         table[last.name] = .value(TOMLNode(value: value, line: line))
+    }
+
+    /// Why `action` cannot go through `prefix`, a key that holds a value (`node`): an inline
+    /// table cannot be extended, anything else is not a table.
+    func notATable(_ node: TOMLNode, prefix: String, _ action: String, at position: Int) -> TOMLError {
+        if case .table = node.value {
+            return failure("\(action): inline table \(Self.quoted(prefix)) (line \(node.line)) cannot be extended", at: position)
+        }
+        return failure(
+            "\(action): \(Self.quoted(prefix)) is already \(Self.withArticle(node.value.typeName)) (line \(node.line))",
+            at: position)
     }
 
     /// Resolves a `[header]` or `[[header]]` to the table that following keys go into.
@@ -145,14 +149,7 @@ extension TOMLParser.Reader {
                 // A header inside an array of tables continues its most recent element.
                 if let lastElement = list.last { table = lastElement }
             case .value(let node)?:
-                if case .table = node.value {
-                    throw failure(
-                        "cannot define \(header): inline table \(Self.quoted(prefix)) (line \(node.line)) "
-                            + "cannot be extended", at: part.start)
-                }
-                throw failure(
-                    "cannot define \(header): \(Self.quoted(prefix)) is already "
-                        + "\(Self.withArticle(node.value.typeName)) (line \(node.line))", at: part.start)
+                throw notATable(node, prefix: prefix, "cannot define \(header)", at: part.start)
             }
         }
         guard let last = key.last else { return table }

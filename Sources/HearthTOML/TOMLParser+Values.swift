@@ -6,12 +6,11 @@ extension TOMLParser.Reader {
             throw failure("expected a value for \(owner), found end of file", at: i)
         }
         switch c {
-        case "\"":
-            if at(i + 1) == "\"" && at(i + 2) == "\"" { return .string(try parseMultilineBasicString()) }
-            return .string(try parseBasicString())
-        case "'":
-            if at(i + 1) == "'" && at(i + 2) == "'" { return .string(try parseMultilineLiteralString()) }
-            return .string(try parseLiteralString())
+        case "\"", "'":
+            // Basic strings ("…") have escapes, literal ones ('…') do not.
+            let escapes = c == "\""
+            if at(i + 1) == c && at(i + 2) == c { return .string(try parseMultilineString(quote: c, escapes: escapes)) }
+            return .string(try parseString(quote: c, escapes: escapes))
         case "[":
             return try parseArray(for: owner)
         case "{":
@@ -122,18 +121,7 @@ extension TOMLParser.Reader {
         while true {
             skipSpaces()
             try expectInlineTableContinues()
-            let keyStart = i
-            let key = try parseKey()
-            let name = Self.keyName(key)
-            skipSpaces()
-            guard peek == "=" else {
-                throw failure("expected \"=\" after key \(Self.quoted(name)), found \(describe(i))", at: i)
-            }
-            i += 1
-            skipSpaces()
-            let keyLine = lineOf(keyStart)
-            let value = try parseValue(for: "key \(Self.quoted(name))", line: keyLine)
-            try insert(key, value: value, line: keyLine, into: table, section: inlineSection)
+            _ = try parseKeyValue(into: table, section: inlineSection)
             skipSpaces()
             switch peek {
             case ",":

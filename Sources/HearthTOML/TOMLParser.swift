@@ -233,6 +233,13 @@ extension TOMLParser {
         }
 
         mutating func parseKeyValue() throws(TOMLError) {
+            let name = try parseKeyValue(into: current, section: section)
+            try expectEndOfLine(after: "the value of key \(Self.quoted(name))")
+        }
+
+        /// `key = value` at the cursor, inserted into `table`; returns the key's name for
+        /// messages about what follows the value.
+        mutating func parseKeyValue(into table: TableBuilder, section: Int) throws(TOMLError) -> String {
             let keyStart = i
             let key = try parseKey()
             let name = Self.keyName(key)
@@ -244,8 +251,8 @@ extension TOMLParser {
             skipSpaces()
             let line = lineOf(keyStart)
             let value = try parseValue(for: "key \(Self.quoted(name))", line: line)
-            try insert(key, value: value, line: line, into: current, section: section)
-            try expectEndOfLine(after: "the value of key \(Self.quoted(name))")
+            try insert(key, value: value, line: line, into: table, section: section)
+            return name
         }
 
         /// Parses a possibly dotted key; leaves the cursor after the last segment's trailing spaces.
@@ -256,16 +263,11 @@ extension TOMLParser {
                 let start = i
                 guard let c = peek else { throw failure("expected a key, found end of file", at: i) }
                 let name: String
-                if c == "\"" {
-                    if at(i + 1) == "\"" && at(i + 2) == "\"" {
+                if c == "\"" || c == "'" {
+                    if at(i + 1) == c && at(i + 2) == c {
                         throw failure("multi-line strings cannot be used as keys", at: i)
                     }
-                    name = try parseBasicString()
-                } else if c == "'" {
-                    if at(i + 1) == "'" && at(i + 2) == "'" {
-                        throw failure("multi-line strings cannot be used as keys", at: i)
-                    }
-                    name = try parseLiteralString()
+                    name = try parseString(quote: c, escapes: c == "\"")
                 } else if Self.isBareKeyChar(c) {
                     while let c = peek, Self.isBareKeyChar(c) { i += 1 }
                     name = text(start..<i)
